@@ -1,0 +1,170 @@
+# arbiter — one build for the daemon, its tools and its tests.
+#
+# The public targets (all, run, test, asan, bench, install) first make sure the
+# Debian packages are there (`make deps`), then re-enter make for the real work,
+# so that pkg-config is asked only once the libraries exist.  `make help` lists
+# the targets.
+
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+SBINDIR    ?= $(PREFIX)/sbin
+DATADIR    ?= $(PREFIX)/share/arbiter
+MANDIR     ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UNITDIR    ?= /lib/systemd/system
+DBUSDIR    ?= /usr/share/dbus-1/system.d
+SYSUSERSDIR ?= /usr/lib/sysusers.d
+TMPFILESDIR ?= /usr/lib/tmpfiles.d
+
+# SAN=1 builds everything with AddressSanitizer and UBSan into build-asan/.
+SAN ?= 0
+ifeq ($(SAN),1)
+BUILD      ?= build-asan
+SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD      ?= build
+SANFLAGS   :=
+endif
+
+VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+PKGS       := libmicrohttpd libsystemd libpq libevent jansson libcrypto
+TEST_PKGS  := cmocka libcurl
+
+CC         ?= cc
+OPT        ?= -O2
+WARN       := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+              -Wno-missing-field-initializers
+BASEFLAGS  := -std=gnu11 $(OPT) -g $(WARN) -MMD -MP -I. $(SANFLAGS) \
+              -DARBITER_VERSION='"$(VERSION)"' -DARBITER_DATADIR='"$(DATADIR)"'
+
+# Pure layers (DESIGN.md section 2) compile with no library flags at all.
+PURE_DIRS  := engine tournament
+IO_DIRS    := common hardware store api bus daemon
+
+# Empty (and quiet) before `make deps` has run; the inner make sees the real flags.
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS := $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
+TEST_LIBS  := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
+
+Q := @
+ifeq ($(V),1)
+Q :=
+endif
+
+PURE_SRCS  := $(wildcard $(addsuffix /*.c,$(PURE_DIRS)))
+IO_SRCS    := $(filter-out daemon/main.c,$(wildcard $(addsuffix /*.c,$(IO_DIRS))))
+PURE_OBJS  := $(PURE_SRCS:%.c=$(BUILD)/%.o)
+IO_OBJS    := $(IO_SRCS:%.c=$(BUILD)/%.o)
+LIB        := $(BUILD)/libarbiter.a
+DAEMON     := $(BUILD)/arbiterd
+
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(UNIT_SRCS:%.c=$(BUILD)/%)
+INTEG_SRCS := $(wildcard tests/integration/test_*.c)
+INTEG_BINS := $(INTEG_SRCS:%.c=$(BUILD)/%)
+INTEG_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(INTEG_SRCS),$(wildcard tests/integration/*.c)))
+TOOL_SRCS  := $(wildcard tools/*/main.c)
+TOOL_BINS  := $(patsubst tools/%/main.c,$(BUILD)/%,$(TOOL_SRCS))
+
+.PHONY: all build build-tests deps run test asan bench install clean help check-layers
+.DEFAULT_GOAL := all
+# Keep objects make would otherwise treat as intermediate and delete.
+.SECONDARY:
+
+all: deps
+	$(Q)$(MAKE) --no-print-directory build
+
+deps:
+	$(Q)tools/deps.sh
+
+run: all
+	$(Q)tools/run-local.sh $(BUILD)
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)tests/run.sh $(BUILD)
+
+asan: deps
+	$(Q)$(MAKE) --no-print-directory SAN=1 build-tests
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  tests/run.sh build-asan
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory build
+	$(Q)tests/bench/run.sh $(BUILD)
+
+build: $(DAEMON) $(TOOL_BINS)
+
+build-tests: build check-layers $(UNIT_BINS) $(INTEG_BINS)
+
+# engine/ and tournament/ may include only the C library and each other.
+check-layers:
+	$(Q)if grep -nE '#include[[:space:]]*[<"](event2/|libpq|postgresql/|systemd/|microhttpd|jansson|curl/|openssl/)' \
+	    $(wildcard $(addsuffix /*.[ch],$(PURE_DIRS))) /dev/null; then \
+	  echo "layer violation: engine/ and tournament/ must stay pure (DESIGN.md section 2)"; exit 1; fi
+
+$(LIB): $(PURE_OBJS) $(IO_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(DAEMON): $(BUILD)/daemon/main.o $(LIB)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(BUILD)/%: $(BUILD)/tools/%/main.o $(LIB)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(addprefix $(BUILD)/,$(PURE_SRCS:.c=.o)): $(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(BASEFLAGS) -c -o $@ $<
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIB)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) $(TEST_LIBS) -lm
+
+$(BUILD)/tests/integration/%: $(BUILD)/tests/integration/%.o $(INTEG_LIB) $(LIB)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) $(TEST_LIBS) -lm
+
+install: all
+	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/migrations \
+	  $(DESTDIR)$(DATADIR)/web $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DBUSDIR) \
+	  $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(SYSCONFDIR)/arbiter
+	$(Q)install -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/arbiterd
+	$(Q)for t in $(TOOL_BINS); do install -m 0755 $$t $(DESTDIR)$(BINDIR)/; done
+	$(Q)install -m 0644 migrations/*.sql $(DESTDIR)$(DATADIR)/migrations/
+	$(Q)if [ -n "$$(ls web 2>/dev/null)" ]; then cp -R web/. $(DESTDIR)$(DATADIR)/web/; fi
+	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/arbiterd.service > $(DESTDIR)$(UNITDIR)/arbiterd.service
+	$(Q)install -m 0644 systemd/arbiterd.socket $(DESTDIR)$(UNITDIR)/
+	$(Q)install -m 0644 systemd/org.arbiter.Arbiter1.conf $(DESTDIR)$(DBUSDIR)/
+	$(Q)install -m 0644 systemd/arbiterd.sysusers $(DESTDIR)$(SYSUSERSDIR)/arbiter.conf
+	$(Q)install -m 0644 systemd/arbiterd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/arbiter.conf
+	$(Q)if [ ! -e $(DESTDIR)$(SYSCONFDIR)/arbiter/arbiterd.conf ]; then \
+	  install -m 0640 docs/arbiterd.conf.example $(DESTDIR)$(SYSCONFDIR)/arbiter/arbiterd.conf; fi
+	$(Q)for m in docs/man/*.[0-9]; do [ -e "$$m" ] || continue; s=$${m##*.}; \
+	  install -d $(DESTDIR)$(MANDIR)/man$$s; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	@echo "installed into $(DESTDIR)$(PREFIX)"
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+help:
+	@echo "make          build arbiterd and the tools (installs missing Debian packages first)"
+	@echo "make run      start a local PostgreSQL under ./var and run arbiterd in the foreground"
+	@echo "make test     the whole test suite: unit and integration (own PostgreSQL and dbus-daemon)"
+	@echo "make asan     the whole test suite under AddressSanitizer and UBSan"
+	@echo "make bench    benchmarks, each next to a reference measured in the same run"
+	@echo "make install  install into DESTDIR/PREFIX (binaries, unit, D-Bus policy, migrations, web)"
+	@echo "make deps     install the Debian packages needed to build, test and run"
+	@echo "make clean    remove build output"
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,113 @@
+/* api/api.h — arbiterd's REST server (DESIGN.md sections 3 and 6).
+ *
+ * libmicrohttpd runs inside the daemon's loop in external epoll mode
+ * (MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, no thread of its own): a
+ * libevent watch on MHD's epoll fd and a timer from MHD_get_timeout(),
+ * re-armed by a before-sleep hook that also calls MHD_run() after a resume.
+ *
+ * A request goes through, in this order:
+ *   route (404; 405 with Allow) → auth (401, 403) → Content-Type (415) →
+ *   body size (413) → JSON syntax (400) → the route's handler.
+ * A handler replies at once or later (after a database query): until it
+ * replies the connection is suspended.  Errors are problem+json.
+ *
+ * Handlers see struct api_request (below) and reply exactly once with
+ * api_reply_json() or api_reply_problem().
+ */
+#ifndef ARBITER_API_API_H
+#define ARBITER_API_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "api/auth.h"
+#include "api/router.h"
+
+struct loop;
+struct store;
+struct api_server;
+struct MHD_Connection;
+
+struct api_config {
+        const char *address;            /* numeric IPv4 or IPv6 address */
+        uint16_t port;
+        int listen_fd;                  /* >= 0: a socket from systemd, used instead */
+        size_t body_limit;              /* bytes; larger bodies get 413 */
+        unsigned max_connections;
+        unsigned max_connections_per_ip;
+        unsigned connection_timeout_s;
+        size_t connection_memory;
+        bool open_reads;                /* GET/HEAD need no token */
+};
+
+/* What the handlers reach of the rest of the daemon.  The daemon owns all
+ * of it; the server only borrows. */
+struct api_deps {
+        struct store *store;
+        struct auth *auth;
+        /* Fills the daemon-wide members of GET /v1/health. */
+        void (*health)(void *userdata, json_t *health);
+        void *userdata;
+};
+
+struct api_request {
+        struct api_server *server;
+        const struct api_deps *deps;
+        struct MHD_Connection *connection;
+        const char *method;
+        const char *path;
+        struct route_match match;
+        enum auth_role role;             /* of the token presented; AUTH_ROLE_NONE without one */
+        int64_t token_id;                /* 0 without a token */
+        char token_name[64];             /* for audit trails ("who") */
+        json_t *body;                    /* parsed JSON body, or NULL when there was none */
+};
+
+int api_server_new(struct loop *loop, const struct api_config *cfg, const struct api_deps *deps,
+                   struct api_server **ret);
+void api_server_free(struct api_server *s);  /* accepts NULL; drops open connections */
+
+/* The address actually bound ("127.0.0.1:8080"), for logs and STATUS=. */
+const char *api_server_address(const struct api_server *s);
+
+/* Applies the reloadable settings (body_limit, open_reads). */
+void api_server_reconfigure(struct api_server *s, const struct api_config *cfg);
+
+/* Stops accepting connections (graceful shutdown); requests in flight go on. */
+void api_server_quiesce(struct api_server *s);
+/* Requests received and not yet completed. */
+unsigned api_server_active(const struct api_server *s);
+
+/* Reply to req (the server takes body).  Status 2xx/3xx: JSON; callers use
+ * api_reply_problem for errors.  Safe to call later from a store callback. */
+void api_reply_json(struct api_request *req, unsigned status, json_t *body);
+void api_reply_problem(struct api_request *req, unsigned status, const char *detail_fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+/* Replies with an already built problem (taken). */
+void api_reply_problem_json(struct api_request *req, json_t *problem);
+
+/* The token cache (api/tokens.c).  api_tokens_reload() loads the live
+ * tokens into auth; call it whenever the store becomes ready.
+ * api_tokens_watch() LISTENs on the channel the api_tokens table notifies,
+ * so the cache follows tokens created by `arbiterd --create-token` or
+ * revoked through the API. */
+int api_tokens_reload(struct store *store, struct auth *auth);
+int api_tokens_watch(struct store *store, struct auth *auth);
+
+/* Creates a token named name with role; cb gets the secret (shown once) and
+ * the stored resource, or an error line.  Used by POST /v1/tokens and by
+ * `arbiterd --create-token`.  Returns -EINVAL (bad name), -ENOTCONN. */
+typedef void (*api_token_created_fn)(void *userdata, const char *token, json_t *resource,
+                                     const char *error);
+int api_tokens_create(struct store *store, const char *name, enum auth_role role,
+                      const char *created_by, api_token_created_fn cb, void *userdata);
+/* NULL when name is acceptable, otherwise why not. */
+const char *api_token_name_problem(const char *name);
+
+/* Route tables of each resource, joined by api/routes.c. */
+extern const struct route api_routes[];
+extern const size_t api_n_routes;
+
+#endif

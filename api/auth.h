@@ -1,0 +1,69 @@
+/* api/auth.h — API tokens and roles (DESIGN.md section 6).
+ *
+ * A token is "arb_" followed by 43 base64url characters (32 random bytes
+ * from getrandom(2)): printed once when created, never stored.  The database
+ * keeps its SHA-256 in lowercase hex; a token this strong needs no slow KDF,
+ * and a plain hash lets a lookup be one comparison of digests.
+ *
+ * Roles are ordered: display < referee < admin; a request needs a role at
+ * least as high as the route's.  The daemon keeps an in-memory cache of the
+ * live tokens (reloaded whenever the api_tokens table notifies a change), so
+ * checking a request never waits for the database and keeps working while
+ * the database is down.
+ *
+ * Ownership: struct auth owns its entries; auth_free() accepts NULL.
+ */
+#ifndef ARBITER_API_AUTH_H
+#define ARBITER_API_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AUTH_TOKEN_PREFIX     "arb_"
+#define AUTH_TOKEN_RANDOM_LEN 32                    /* bytes of entropy */
+#define AUTH_TOKEN_LEN        (4 + 43)              /* prefix + base64url(32) unpadded */
+#define AUTH_HASH_HEX_LEN     64                    /* SHA-256 */
+
+enum auth_role {
+        AUTH_ROLE_NONE = 0,     /* no token: open reads only */
+        AUTH_ROLE_DISPLAY,
+        AUTH_ROLE_REFEREE,
+        AUTH_ROLE_ADMIN,
+};
+
+struct auth_entry {
+        int64_t id;
+        char *name;
+        enum auth_role role;
+        char hash[AUTH_HASH_HEX_LEN + 1];
+};
+
+struct auth;
+
+int auth_new(struct auth **ret);
+void auth_free(struct auth *a);
+
+/* Replaces the cache with entries (copied).  Marks the cache loaded. */
+int auth_replace(struct auth *a, const struct auth_entry *entries, size_t n);
+bool auth_loaded(const struct auth *a);
+size_t auth_count(const struct auth *a);
+
+/* Finds the entry for a presented token; NULL when unknown. */
+const struct auth_entry *auth_lookup(const struct auth *a, const char *token);
+
+/* Extracts the token from an Authorization header value ("Bearer <t>",
+ * scheme case-insensitive).  Returns a pointer into header, or NULL. */
+const char *auth_bearer(const char *header);
+
+/* Fills out with a fresh token (NUL-terminated).  -errno from getrandom. */
+int auth_token_generate(char out[AUTH_TOKEN_LEN + 1]);
+/* True when s has the shape of a token (prefix, length, alphabet). */
+bool auth_token_well_formed(const char *s);
+void auth_token_hash(const char *token, char out[AUTH_HASH_HEX_LEN + 1]);
+
+const char *auth_role_to_string(enum auth_role r);
+/* "admin", "referee", "display" → role; -EINVAL otherwise. */
+int auth_role_from_string(const char *s);
+
+#endif

@@ -1,0 +1,21 @@
+/* api/handlers.h — the route handlers, one file per resource (internal to api/). */
+#ifndef ARBITER_API_HANDLERS_H
+#define ARBITER_API_HANDLERS_H
+
+#include "api/api.h"
+
+void handle_index(struct api_request *req);
+void handle_health(struct api_request *req);
+void handle_tokens_list(struct api_request *req);
+void handle_tokens_create(struct api_request *req);
+void handle_token_get(struct api_request *req);
+void handle_token_revoke(struct api_request *req);
+
+/* Shared replies. */
+void reply_store_error(struct api_request *req, int r);
+/* Parses ?limit=&after= (defaults 100 and 0); replies 400 and returns false on bad values. */
+bool page_params(struct api_request *req, long long *ret_limit, long long *ret_after);
+/* Parses a positive decimal id path parameter; replies 404 and returns false otherwise. */
+bool id_param(struct api_request *req, const char *name, long long *ret_id);
+
+#endif

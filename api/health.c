@@ -1,0 +1,29 @@
+/* api/health.c — GET /v1 and GET /v1/health. */
+#include <microhttpd.h>
+
+#include "api/handlers.h"
+
+void handle_index(struct api_request *req) {
+        json_t *routes = json_array();
+
+        for (size_t i = 0; i < api_n_routes; i++)
+                json_array_append_new(routes, json_pack("{s:s, s:s, s:s, s:s}",
+                                                        "method", api_routes[i].method,
+                                                        "path", api_routes[i].pattern,
+                                                        "role", auth_role_to_string(api_routes[i].min_role),
+                                                        "summary", api_routes[i].summary));
+        api_reply_json(req, MHD_HTTP_OK, json_pack("{s:o}", "routes", routes));
+}
+
+/* Always 200 while the process can answer: "status" says whether everything
+ * it depends on is there ("ok") or not ("degraded"), and the members say
+ * which part is missing. */
+void handle_health(struct api_request *req) {
+        json_t *h = json_object();
+
+        if (req->deps->health)
+                req->deps->health(req->deps->userdata, h);
+        json_object_set_new(h, "http", json_pack("{s:I}", "active_requests",
+                                                 (json_int_t) api_server_active(req->server)));
+        api_reply_json(req, MHD_HTTP_OK, h);
+}

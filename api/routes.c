@@ -1,0 +1,17 @@
+/* api/routes.c — every REST route in one table (the reference is docs/openapi.yaml).
+ *
+ * Reads name AUTH_ROLE_DISPLAY: [http] open_reads = yes (the default) opens
+ * them to anyone on the network.  AUTH_ROLE_NONE is for what must stay open
+ * whatever the setting (health checks). */
+#include "api/handlers.h"
+
+const struct route api_routes[] = {
+        { "GET",    "/v1",             handle_index,         AUTH_ROLE_DISPLAY, "this list of routes" },
+        { "GET",    "/v1/health",      handle_health,        AUTH_ROLE_NONE,  "version, uptime, database, bus and pads" },
+        { "GET",    "/v1/tokens",      handle_tokens_list,   AUTH_ROLE_ADMIN, "API tokens (never the secrets)" },
+        { "POST",   "/v1/tokens",      handle_tokens_create, AUTH_ROLE_ADMIN, "create a token: {name, role}" },
+        { "GET",    "/v1/tokens/{id}", handle_token_get,     AUTH_ROLE_ADMIN, "one token" },
+        { "DELETE", "/v1/tokens/{id}", handle_token_revoke,  AUTH_ROLE_ADMIN, "revoke a token" },
+};
+
+const size_t api_n_routes = sizeof api_routes / sizeof api_routes[0];

@@ -1,0 +1,555 @@
+/* api/server.c — libmicrohttpd inside the daemon's libevent loop.
+ *
+ * Life of a request (one struct req per request, MHD's *con_cls):
+ *
+ *   first call      headers only: route, auth, Content-Type, Content-Length.
+ *                   An early refusal is queued right away (MHD then closes
+ *                   the connection instead of reading an unwanted body).
+ *   upload calls    body bytes appended up to body_limit; past it they are
+ *                   counted and dropped, and the request ends in 413.
+ *   final call      JSON parsed (400), handler called.  A handler that has
+ *                   not replied on return is waiting for something (the
+ *                   database): the connection is suspended.
+ *   reply           api_reply_*() builds the response; if the connection
+ *                   was suspended it is resumed, MHD calls us once more and
+ *                   the response is queued then.
+ *   completed       MHD_OPTION_NOTIFY_COMPLETED frees the req.
+ *
+ * Invariant: a suspended connection always has a handler that will reply
+ * (every store callback fires exactly once, also on shutdown), so MHD's lack
+ * of timeouts for suspended connections cannot leak one.
+ */
+#include "api/api.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <event2/event.h>
+#include <microhttpd.h>
+
+#include "api/problem.h"
+#include "common/log.h"
+#include "common/loop.h"
+
+#define JSON_CONTENT_TYPE "application/json"
+/* Listen backlog: a venue has tens of displays, a burst of reconnects after a
+ * network blip should not see refused connections. */
+#define LISTEN_BACKLOG 128
+
+struct api_server {
+        struct loop *loop;
+        struct MHD_Daemon *mhd;
+        struct event *ev_epoll;
+        struct event *ev_timer;
+        int hook_id;
+        bool need_run;                  /* a connection was resumed */
+        struct api_config cfg;
+        const struct api_deps *deps;
+        char address[INET6_ADDRSTRLEN + 16];
+        unsigned active;
+};
+
+struct req {
+        struct api_request pub;         /* first: handlers get &req->pub */
+        char *buf;
+        size_t len, cap;
+        bool too_large;
+        bool handled;
+        bool suspended;
+        unsigned status;
+        struct MHD_Response *response;
+};
+
+static struct req *req_of(struct api_request *pub) {
+        return (struct req *) pub;
+}
+
+static void req_free(struct req *r) {
+        if (!r)
+                return;
+        json_decref(r->pub.body);
+        if (r->response)
+                MHD_destroy_response(r->response);
+        free(r->buf);
+        free(r);
+}
+
+/* Sets the pending reply; resumes the connection when the handler had
+ * returned without replying. */
+static void req_set_response(struct req *r, unsigned status, char *text, const char *content_type) {
+        struct api_server *s = r->pub.server;
+
+        if (r->response) {
+                log_error("bug: second reply (%u) to %s %s ignored", status, r->pub.method, r->pub.path);
+                free(text);
+                return;
+        }
+        r->response = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+        if (!r->response) {
+                free(text);
+                log_error("out of memory building the response to %s %s", r->pub.method, r->pub.path);
+        } else {
+                MHD_add_response_header(r->response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+                MHD_add_response_header(r->response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+        }
+        r->status = status;
+        if (r->suspended) {
+                r->suspended = false;
+                MHD_resume_connection(r->pub.connection);
+                s->need_run = true;
+        }
+}
+
+void api_reply_json(struct api_request *req, unsigned status, json_t *body) {
+        char *text = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
+        json_decref(body);
+        if (!text) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory encoding the reply");
+                return;
+        }
+        req_set_response(req_of(req), status, text, JSON_CONTENT_TYPE);
+}
+
+void api_reply_problem_json(struct api_request *req, json_t *problem) {
+        json_t *st = json_object_get(problem, "status");
+        unsigned status = json_is_integer(st) ? (unsigned) json_integer_value(st)
+                                              : MHD_HTTP_INTERNAL_SERVER_ERROR;
+        char *text = json_dumps(problem, JSON_COMPACT | JSON_ENSURE_ASCII);
+        json_decref(problem);
+        if (!text)
+                text = strdup("{\"title\":\"Internal Server Error\",\"status\":500}");
+        if (text)
+                req_set_response(req_of(req), status, text, PROBLEM_CONTENT_TYPE);
+}
+
+void api_reply_problem(struct api_request *req, unsigned status, const char *detail_fmt, ...) {
+        char detail[1024];
+        va_list ap;
+
+        va_start(ap, detail_fmt);
+        vsnprintf(detail, sizeof detail, detail_fmt, ap);
+        va_end(ap);
+        api_reply_problem_json(req, problem_new(status, "%s", detail));
+}
+
+static enum MHD_Result queue_reply(struct req *r) {
+        enum MHD_Result ret;
+
+        if (!r->response)
+                return MHD_NO;          /* out of memory earlier: drop the connection */
+        ret = MHD_queue_response(r->pub.connection, r->status, r->response);
+        MHD_destroy_response(r->response);
+        r->response = NULL;
+        return ret;
+}
+
+static bool is_read(const char *method) {
+        return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+}
+
+/* "application/json" or "application/json; charset=utf-8", any case. */
+static bool content_type_is_json(const char *ct) {
+        size_t n = strlen(JSON_CONTENT_TYPE);
+
+        if (!ct)
+                return false;
+        ct += strspn(ct, " \t");
+        if (strncasecmp(ct, JSON_CONTENT_TYPE, n) != 0)
+                return false;
+        ct += n;
+        ct += strspn(ct, " \t");
+        return *ct == '\0' || *ct == ';';
+}
+
+/* Authenticates the request against the route's role.  Replies (and returns
+ * false) when it may not go on. */
+static bool check_auth(struct api_server *s, struct req *r) {
+        struct api_request *q = &r->pub;
+        const char *header = MHD_lookup_connection_value(q->connection, MHD_HEADER_KIND,
+                                                         MHD_HTTP_HEADER_AUTHORIZATION);
+        enum auth_role need = q->match.route->min_role;
+
+        if (is_read(q->method) && s->cfg.open_reads && need <= AUTH_ROLE_DISPLAY)
+                need = AUTH_ROLE_NONE;
+
+        if (header) {
+                const char *token = auth_bearer(header);
+                const struct auth_entry *e;
+
+                if (!token) {
+                        api_reply_problem(q, MHD_HTTP_UNAUTHORIZED,
+                                          "the Authorization header must be \"Bearer <token>\"");
+                        return false;
+                }
+                e = auth_lookup(s->deps->auth, token);
+                if (!e && !auth_loaded(s->deps->auth)) {
+                        api_reply_problem(q, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                          "tokens cannot be checked yet: the database has not been "
+                                          "reachable since arbiterd started; see /v1/health and retry");
+                        return false;
+                }
+                if (!e) {
+                        api_reply_problem(q, MHD_HTTP_UNAUTHORIZED,
+                                          "this token is not known (mistyped or revoked); "
+                                          "create one with `arbiterd --create-token ROLE NAME`");
+                        return false;
+                }
+                q->role = e->role;
+                q->token_id = e->id;
+                snprintf(q->token_name, sizeof q->token_name, "%s", e->name);
+        }
+
+        if (q->role >= need)
+                return true;
+        if (q->role == AUTH_ROLE_NONE)
+                api_reply_problem(q, MHD_HTTP_UNAUTHORIZED,
+                                  "%s %s needs a token with role %s or higher: send "
+                                  "\"Authorization: Bearer <token>\" (create one with "
+                                  "`arbiterd --create-token %s NAME`)",
+                                  q->method, q->match.route->pattern, auth_role_to_string(need),
+                                  auth_role_to_string(need));
+        else
+                api_reply_problem(q, MHD_HTTP_FORBIDDEN,
+                                  "token \"%s\" has role %s; %s %s needs role %s or higher",
+                                  q->token_name, auth_role_to_string(q->role), q->method,
+                                  q->match.route->pattern, auth_role_to_string(need));
+        return false;
+}
+
+/* Everything that can be judged from the request line and headers. Replies
+ * and returns false when the request ends here. */
+static bool check_headers(struct api_server *s, struct req *r) {
+        struct api_request *q = &r->pub;
+        const char *cl, *te;
+        bool has_body;
+
+        switch (router_match(api_routes, api_n_routes, q->method, q->path, &q->match)) {
+        case ROUTER_NOT_FOUND:
+                api_reply_problem(q, MHD_HTTP_NOT_FOUND,
+                                  "there is no resource at %.200s; GET /v1 lists the API's routes",
+                                  q->path);
+                return false;
+        case ROUTER_METHOD_NOT_ALLOWED: {
+                json_t *p = problem_new(MHD_HTTP_METHOD_NOT_ALLOWED, "%s is not allowed on %.200s; allowed: %s",
+                                        q->method, q->path, q->match.allow);
+                api_reply_problem_json(q, p);
+                if (r->response)
+                        MHD_add_response_header(r->response, MHD_HTTP_HEADER_ALLOW, q->match.allow);
+                return false;
+        }
+        case ROUTER_FOUND:
+                break;
+        }
+
+        if (!check_auth(s, r))
+                return false;
+
+        cl = MHD_lookup_connection_value(q->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        te = MHD_lookup_connection_value(q->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+        has_body = te || (cl && strtoull(cl, NULL, 10) > 0);
+        if (!has_body)
+                return true;
+
+        if (!content_type_is_json(MHD_lookup_connection_value(q->connection, MHD_HEADER_KIND,
+                                                              MHD_HTTP_HEADER_CONTENT_TYPE))) {
+                api_reply_problem(q, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+                                  "send the request body as %s", JSON_CONTENT_TYPE);
+                return false;
+        }
+        if (cl && strtoull(cl, NULL, 10) > s->cfg.body_limit) {
+                api_reply_problem(q, MHD_HTTP_CONTENT_TOO_LARGE,
+                                  "the body is %s bytes; this server accepts at most %zu ([http] body_limit)",
+                                  cl, s->cfg.body_limit);
+                return false;
+        }
+        return true;
+}
+
+static void append_body(struct api_server *s, struct req *r, const char *data, size_t n) {
+        if (r->too_large)
+                return;
+        if (r->len + n > s->cfg.body_limit) {
+                r->too_large = true;
+                free(r->buf);
+                r->buf = NULL;
+                r->len = r->cap = 0;
+                return;
+        }
+        if (r->len + n + 1 > r->cap) {
+                size_t cap = r->cap ? r->cap : 1024;
+                while (cap < r->len + n + 1)
+                        cap *= 2;
+                char *b = realloc(r->buf, cap);
+                if (!b) {
+                        r->too_large = true;    /* answered as 413: we could not hold it */
+                        return;
+                }
+                r->buf = b;
+                r->cap = cap;
+        }
+        memcpy(r->buf + r->len, data, n);
+        r->len += n;
+        r->buf[r->len] = '\0';
+}
+
+/* The body is complete: parse it and hand the request to its handler. */
+static void dispatch(struct api_server *s, struct req *r) {
+        struct api_request *q = &r->pub;
+
+        if (r->too_large) {
+                api_reply_problem(q, MHD_HTTP_CONTENT_TOO_LARGE,
+                                  "the body is larger than the %zu bytes this server accepts ([http] body_limit)",
+                                  s->cfg.body_limit);
+                return;
+        }
+        if (r->len > 0) {
+                json_error_t jerr;
+                q->body = json_loadb(r->buf, r->len, JSON_REJECT_DUPLICATES, &jerr);
+                if (!q->body) {
+                        api_reply_problem(q, MHD_HTTP_BAD_REQUEST,
+                                          "the body is not valid JSON: %s (line %d, column %d)",
+                                          jerr.text, jerr.line, jerr.column);
+                        return;
+                }
+        }
+        r->handled = true;
+        q->match.route->handler(q);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls) {
+        struct api_server *s = cls;
+        struct req *r = *con_cls;
+
+        (void) version;
+        if (!r) {
+                r = calloc(1, sizeof *r);
+                if (!r)
+                        return MHD_NO;
+                *con_cls = r;
+                s->active++;
+                r->pub.server = s;
+                r->pub.deps = s->deps;
+                r->pub.connection = connection;
+                r->pub.method = method;
+                r->pub.path = url;
+                if (!check_headers(s, r))
+                        return queue_reply(r);
+                return MHD_YES;
+        }
+
+        if (*upload_data_size > 0) {
+                append_body(s, r, upload_data, *upload_data_size);
+                *upload_data_size = 0;
+                return MHD_YES;
+        }
+
+        if (!r->handled && !r->response)
+                dispatch(s, r);
+        if (r->response)
+                return queue_reply(r);
+        if (!r->suspended) {
+                r->suspended = true;
+                MHD_suspend_connection(connection);
+        }
+        return MHD_YES;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
+                         enum MHD_RequestTerminationCode toe) {
+        struct api_server *s = cls;
+        struct req *r = *con_cls;
+
+        (void) connection;
+        if (!r)
+                return;
+        if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && toe != MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN)
+                log_debug("request %s %s ended early (MHD code %d)", r->pub.method, r->pub.path, (int) toe);
+        s->active--;
+        req_free(r);
+        *con_cls = NULL;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
+        char msg[512];
+
+        (void) cls;
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        msg[strcspn(msg, "\n")] = '\0';
+        log_debug("libmicrohttpd: %s", msg);
+}
+
+static void on_epoll_ready(evutil_socket_t fd, short what, void *userdata) {
+        struct api_server *s = userdata;
+
+        (void) fd, (void) what;
+        MHD_run(s->mhd);
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *userdata) {
+        on_epoll_ready(fd, what, userdata);
+}
+
+/* Once per loop turn: run MHD after resumes (MHD_resume_connection only
+ * marks the connection; MHD_run must follow) and re-arm its timer. */
+static void before_sleep(void *userdata) {
+        struct api_server *s = userdata;
+        MHD_UNSIGNED_LONG_LONG ms;
+
+        if (s->need_run) {
+                s->need_run = false;
+                MHD_run(s->mhd);
+        }
+        if (MHD_get_timeout(s->mhd, &ms) == MHD_YES) {
+                struct timeval tv = { .tv_sec = (time_t) (ms / 1000), .tv_usec = (suseconds_t) (ms % 1000) * 1000 };
+                evtimer_add(s->ev_timer, &tv);
+        } else {
+                evtimer_del(s->ev_timer);
+        }
+}
+
+/* Parses cfg's numeric address into a sockaddr for MHD_OPTION_SOCK_ADDR. */
+static int make_sockaddr(const struct api_config *cfg, struct sockaddr_storage *ss) {
+        struct sockaddr_in *in4 = (struct sockaddr_in *) ss;
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) ss;
+
+        memset(ss, 0, sizeof *ss);
+        if (inet_pton(AF_INET, cfg->address, &in4->sin_addr) == 1) {
+                in4->sin_family = AF_INET;
+                in4->sin_port = htons(cfg->port);
+                return AF_INET;
+        }
+        if (inet_pton(AF_INET6, cfg->address, &in6->sin6_addr) == 1) {
+                in6->sin6_family = AF_INET6;
+                in6->sin6_port = htons(cfg->port);
+                return AF_INET6;
+        }
+        return -EINVAL;
+}
+
+int api_server_new(struct loop *loop, const struct api_config *cfg, const struct api_deps *deps,
+                   struct api_server **ret) {
+        struct sockaddr_storage ss;
+        unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+        const union MHD_DaemonInfo *info;
+        struct api_server *s;
+        int family = AF_INET;
+
+        if (cfg->listen_fd < 0) {
+                family = make_sockaddr(cfg, &ss);
+                if (family < 0)
+                        return log_error_errno(EINVAL, "listen address \"%s\" is not a numeric IPv4 or IPv6 address",
+                                               cfg->address);
+                if (family == AF_INET6)
+                        flags |= MHD_USE_IPv6;
+        }
+
+        s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        s->loop = loop;
+        s->cfg = *cfg;
+        s->cfg.address = NULL;
+        s->deps = deps;
+        s->hook_id = -1;
+
+        if (cfg->listen_fd >= 0)
+                s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+                                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket) cfg->listen_fd,
+                                          MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
+                                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->max_connections_per_ip,
+                                          MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s,
+                                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->connection_memory,
+                                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                          MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+                                          MHD_OPTION_END);
+        else
+                s->mhd = MHD_start_daemon(flags, cfg->port, NULL, NULL, on_request, s,
+                                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &ss,
+                                          MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned) LISTEN_BACKLOG,
+                                          MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
+                                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->max_connections_per_ip,
+                                          MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s,
+                                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->connection_memory,
+                                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                          MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+                                          MHD_OPTION_END);
+        if (!s->mhd) {
+                int err = errno ? errno : EADDRINUSE;
+                free(s);
+                if (cfg->listen_fd >= 0)
+                        return log_error_errno(err, "cannot serve HTTP on the socket systemd passed (fd %d): %s",
+                                               cfg->listen_fd, strerror(err));
+                return log_error_errno(err, "cannot listen on %s%s%s:%u: %s; stop whatever holds that "
+                                       "port or set [http] listen (or ARBITER_LISTEN) to another",
+                                       family == AF_INET6 ? "[" : "", cfg->address,
+                                       family == AF_INET6 ? "]" : "", cfg->port, strerror(err));
+        }
+
+        info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+        s->ev_epoll = event_new(loop_base(loop), info->epoll_fd, EV_READ | EV_PERSIST, on_epoll_ready, s);
+        s->ev_timer = evtimer_new(loop_base(loop), on_timer, s);
+        if (!s->ev_epoll || !s->ev_timer || event_add(s->ev_epoll, NULL) < 0) {
+                api_server_free(s);
+                return -ENOMEM;
+        }
+        s->hook_id = loop_add_before_sleep(loop, before_sleep, s);
+        if (s->hook_id < 0) {
+                api_server_free(s);
+                return -ENOMEM;
+        }
+
+        if (cfg->listen_fd >= 0)
+                snprintf(s->address, sizeof s->address, "systemd socket (fd %d)", cfg->listen_fd);
+        else {
+                info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+                snprintf(s->address, sizeof s->address, "%s%s%s:%u", family == AF_INET6 ? "[" : "",
+                         cfg->address, family == AF_INET6 ? "]" : "",
+                         info ? info->port : cfg->port);
+        }
+        *ret = s;
+        return 0;
+}
+
+void api_server_free(struct api_server *s) {
+        if (!s)
+                return;
+        if (s->hook_id >= 0)
+                loop_remove_before_sleep(s->loop, s->hook_id);
+        if (s->ev_epoll)
+                event_free(s->ev_epoll);
+        if (s->ev_timer)
+                event_free(s->ev_timer);
+        if (s->mhd)
+                MHD_stop_daemon(s->mhd);
+        free(s);
+}
+
+const char *api_server_address(const struct api_server *s) {
+        return s->address;
+}
+
+void api_server_reconfigure(struct api_server *s, const struct api_config *cfg) {
+        s->cfg.body_limit = cfg->body_limit;
+        s->cfg.open_reads = cfg->open_reads;
+}
+
+void api_server_quiesce(struct api_server *s) {
+        MHD_socket fd = MHD_quiesce_daemon(s->mhd);
+
+        /* A socket from systemd stays systemd's: it hands it to the next start. */
+        if (fd != MHD_INVALID_SOCKET && s->cfg.listen_fd < 0)
+                close(fd);
+}
+
+unsigned api_server_active(const struct api_server *s) {
+        return s->active;
+}

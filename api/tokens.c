@@ -1,0 +1,341 @@
+/* api/tokens.c — API tokens: the /v1/tokens resource and the auth cache.
+ *
+ * The secret is generated here, returned once, and only its SHA-256 is
+ * stored.  Every change to api_tokens fires NOTIFY arbiter_tokens (a trigger
+ * in migrations/0001_tokens.sql), which reloads the cache of every daemon
+ * sharing the database.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <microhttpd.h>
+
+#include "api/handlers.h"
+#include "common/log.h"
+#include "store/store.h"
+
+#define TOKENS_CHANNEL   "arbiter_tokens"
+#define TOKEN_NAME_MAX   64
+#define PAGE_LIMIT_DEFAULT 100
+#define PAGE_LIMIT_MAX     1000
+
+/* Columns of a token resource, timestamps in RFC 3339 UTC. */
+#define TOKEN_COLUMNS \
+        "id, name, role, created_by, " \
+        "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), " \
+        "to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+
+static json_t *token_row(const PGresult *res, int row) {
+        return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o}",
+                         "id", (json_int_t) strtoll(PQgetvalue(res, row, 0), NULL, 10),
+                         "name", PQgetvalue(res, row, 1),
+                         "role", PQgetvalue(res, row, 2),
+                         "created_by", PQgetvalue(res, row, 3),
+                         "created_at", PQgetvalue(res, row, 4),
+                         "revoked_at", PQgetisnull(res, row, 5) ? json_null()
+                                                                : json_string(PQgetvalue(res, row, 5)));
+}
+
+void reply_store_error(struct api_request *req, int r) {
+        if (r == -ENOTCONN)
+                api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                  "the database is not reachable right now; arbiterd keeps retrying "
+                                  "(see /v1/health) — try again shortly");
+        else
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                                  "could not queue the database query: %s", strerror(-r));
+}
+
+static bool parse_count(const char *s, long long min, long long max, long long *ret) {
+        char *end;
+        long long v;
+
+        if (!s || !*s)
+                return false;
+        errno = 0;
+        v = strtoll(s, &end, 10);
+        if (errno || *end || v < min || v > max)
+                return false;
+        *ret = v;
+        return true;
+}
+
+bool page_params(struct api_request *req, long long *ret_limit, long long *ret_after) {
+        const char *limit = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "limit");
+        const char *after = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "after");
+
+        *ret_limit = PAGE_LIMIT_DEFAULT;
+        *ret_after = 0;
+        if (limit && !parse_count(limit, 1, PAGE_LIMIT_MAX, ret_limit)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "limit must be a whole number from 1 to %d",
+                                  PAGE_LIMIT_MAX);
+                return false;
+        }
+        if (after && !parse_count(after, 0, INT64_MAX, ret_after)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                  "after must be the id of the last item of the previous page");
+                return false;
+        }
+        return true;
+}
+
+bool id_param(struct api_request *req, const char *name, long long *ret_id) {
+        if (parse_count(route_param(&req->match, name), 1, INT64_MAX, ret_id))
+                return true;
+        api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no resource at %.200s: %s must be a positive number",
+                          req->path, name);
+        return false;
+}
+
+/* ---- the cache ---------------------------------------------------------- */
+
+static void on_tokens_loaded(void *userdata, const PGresult *res, const char *error) {
+        struct auth *auth = userdata;
+        struct auth_entry *entries;
+        int n;
+
+        if (!res) {
+                log_warning("could not load API tokens: %s; keeping the %zu cached", error, auth_count(auth));
+                return;
+        }
+        n = PQntuples(res);
+        entries = calloc((size_t) n + 1, sizeof *entries);
+        if (!entries) {
+                log_error("out of memory loading %d API tokens; keeping the cached ones", n);
+                return;
+        }
+        for (int i = 0; i < n; i++) {
+                entries[i].id = strtoll(PQgetvalue(res, i, 0), NULL, 10);
+                entries[i].name = PQgetvalue(res, i, 1);
+                entries[i].role = auth_role_from_string(PQgetvalue(res, i, 2));
+                snprintf(entries[i].hash, sizeof entries[i].hash, "%s", PQgetvalue(res, i, 3));
+                if ((int) entries[i].role < 0)
+                        entries[i].role = AUTH_ROLE_NONE;     /* the table's CHECK forbids this */
+        }
+        if (auth_replace(auth, entries, (size_t) n) < 0)
+                log_error("out of memory loading %d API tokens; keeping the cached ones", n);
+        else
+                log_info("loaded %d API token%s", n, n == 1 ? "" : "s");
+        free(entries);
+}
+
+int api_tokens_reload(struct store *store, struct auth *auth) {
+        return store_query(store,
+                           "SELECT id, name, role, token_hash FROM api_tokens WHERE revoked_at IS NULL",
+                           0, NULL, on_tokens_loaded, auth);
+}
+
+struct watch {
+        struct store *store;
+        struct auth *auth;
+};
+
+static void on_notify(void *userdata, const char *channel, const char *payload) {
+        struct watch *w = userdata;
+        int r;
+
+        (void) channel, (void) payload;
+        r = api_tokens_reload(w->store, w->auth);
+        if (r < 0)
+                log_warning("API tokens changed but could not be reloaded: %s", strerror(-r));
+}
+
+int api_tokens_watch(struct store *store, struct auth *auth) {
+        static struct watch w;          /* one daemon, one store, one cache */
+
+        w.store = store;
+        w.auth = auth;
+        return store_listen(store, TOKENS_CHANNEL, on_notify, &w);
+}
+
+/* ---- creation ----------------------------------------------------------- */
+
+struct creation {
+        char token[AUTH_TOKEN_LEN + 1];
+        api_token_created_fn cb;
+        void *userdata;
+};
+
+const char *api_token_name_problem(const char *name) {
+        size_t n = name ? strlen(name) : 0;
+
+        if (n == 0)
+                return "a token needs a name (who or what uses it, e.g. \"scoreboard-hall-a\")";
+        if (n > TOKEN_NAME_MAX)
+                return "a token name is at most 64 bytes";
+        for (const unsigned char *p = (const unsigned char *) name; *p; p++)
+                if (*p < 0x20 || *p == 0x7f)
+                        return "a token name cannot contain control characters";
+        return NULL;
+}
+
+static void on_token_inserted(void *userdata, const PGresult *res, const char *error) {
+        struct creation *c = userdata;
+
+        if (!res) {
+                if (error && strstr(error, "api_tokens_live_name"))
+                        c->cb(c->userdata, NULL, NULL, "a live token with this name exists already; "
+                                                        "revoke it first or choose another name");
+                else
+                        c->cb(c->userdata, NULL, NULL, error);
+        } else {
+                json_t *t = token_row(res, 0);
+                c->cb(c->userdata, c->token, t, NULL);
+                json_decref(t);
+        }
+        explicit_bzero(c->token, sizeof c->token);
+        free(c);
+}
+
+int api_tokens_create(struct store *store, const char *name, enum auth_role role,
+                      const char *created_by, api_token_created_fn cb, void *userdata) {
+        char hash[AUTH_HASH_HEX_LEN + 1];
+        struct creation *c;
+        int r;
+
+        if (api_token_name_problem(name) || role < AUTH_ROLE_DISPLAY || role > AUTH_ROLE_ADMIN)
+                return -EINVAL;
+        c = calloc(1, sizeof *c);
+        if (!c)
+                return -ENOMEM;
+        r = auth_token_generate(c->token);
+        if (r < 0) {
+                free(c);
+                return r;
+        }
+        auth_token_hash(c->token, hash);
+        c->cb = cb;
+        c->userdata = userdata;
+
+        const char *params[] = { name, auth_role_to_string(role), hash, created_by };
+        r = store_query(store,
+                        "INSERT INTO api_tokens (name, role, token_hash, created_by) "
+                        "VALUES ($1, $2, $3, $4) RETURNING " TOKEN_COLUMNS,
+                        4, params, on_token_inserted, c);
+        if (r < 0) {
+                explicit_bzero(c->token, sizeof c->token);
+                free(c);
+        }
+        return r;
+}
+
+/* ---- handlers ----------------------------------------------------------- */
+
+static void on_created_for_request(void *userdata, const char *token, json_t *resource, const char *error) {
+        struct api_request *req = userdata;
+
+        if (!resource) {
+                unsigned status = strstr(error, "exists already") ? MHD_HTTP_CONFLICT
+                                                                  : MHD_HTTP_INTERNAL_SERVER_ERROR;
+                api_reply_problem(req, status, "the token was not created: %s", error);
+                return;
+        }
+        json_object_set_new(resource, "token", json_string(token));
+        api_reply_json(req, MHD_HTTP_CREATED, json_incref(resource));
+}
+
+void handle_tokens_create(struct api_request *req) {
+        const char *name, *role_s, *problem;
+        int role, r;
+
+        if (!json_is_object(req->body)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                  "send a JSON object: {\"name\": \"scoreboard-hall-a\", \"role\": \"display\"}");
+                return;
+        }
+        name = json_string_value(json_object_get(req->body, "name"));
+        role_s = json_string_value(json_object_get(req->body, "role"));
+        problem = api_token_name_problem(name);
+        if (problem) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "name: %s", problem);
+                return;
+        }
+        role = auth_role_from_string(role_s);
+        if (role < 0) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                  "role must be one of \"admin\", \"referee\", \"display\"");
+                return;
+        }
+        r = api_tokens_create(req->deps->store, name, (enum auth_role) role, req->token_name,
+                              on_created_for_request, req);
+        if (r < 0)
+                reply_store_error(req, r);
+}
+
+static void on_list(void *userdata, const PGresult *res, const char *error) {
+        struct api_request *req = userdata;
+        json_t *items;
+        int n;
+
+        if (!res) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "listing tokens failed: %s", error);
+                return;
+        }
+        items = json_array();
+        n = PQntuples(res);
+        for (int i = 0; i < n; i++)
+                json_array_append_new(items, token_row(res, i));
+        api_reply_json(req, MHD_HTTP_OK, json_pack("{s:o, s:o}", "items", items, "next",
+                                                   n > 0 ? json_integer(json_integer_value(json_object_get(
+                                                                   json_array_get(items, (size_t) n - 1), "id")))
+                                                         : json_null()));
+}
+
+void handle_tokens_list(struct api_request *req) {
+        long long limit, after;
+        char limit_s[24], after_s[24];
+        int r;
+
+        if (!page_params(req, &limit, &after))
+                return;
+        snprintf(limit_s, sizeof limit_s, "%lld", limit);
+        snprintf(after_s, sizeof after_s, "%lld", after);
+        const char *params[] = { after_s, limit_s };
+        r = store_query(req->deps->store,
+                        "SELECT " TOKEN_COLUMNS " FROM api_tokens WHERE id > $1 ORDER BY id LIMIT $2",
+                        2, params, on_list, req);
+        if (r < 0)
+                reply_store_error(req, r);
+}
+
+static void on_one(void *userdata, const PGresult *res, const char *error) {
+        struct api_request *req = userdata;
+
+        if (!res)
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the token query failed: %s", error);
+        else if (PQntuples(res) == 0)
+                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no token with id %s%s",
+                                  route_param(&req->match, "id"),
+                                  strcmp(req->method, "DELETE") == 0 ? " that is still live" : "");
+        else
+                api_reply_json(req, MHD_HTTP_OK, token_row(res, 0));
+}
+
+void handle_token_get(struct api_request *req) {
+        long long id;
+        int r;
+
+        if (!id_param(req, "id", &id))
+                return;
+        const char *params[] = { route_param(&req->match, "id") };
+        r = store_query(req->deps->store, "SELECT " TOKEN_COLUMNS " FROM api_tokens WHERE id = $1",
+                        1, params, on_one, req);
+        if (r < 0)
+                reply_store_error(req, r);
+}
+
+void handle_token_revoke(struct api_request *req) {
+        long long id;
+        int r;
+
+        if (!id_param(req, "id", &id))
+                return;
+        const char *params[] = { route_param(&req->match, "id") };
+        r = store_query(req->deps->store,
+                        "UPDATE api_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL "
+                        "RETURNING " TOKEN_COLUMNS,
+                        1, params, on_one, req);
+        if (r < 0)
+                reply_store_error(req, r);
+}

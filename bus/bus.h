@@ -1,0 +1,69 @@
+/* bus/bus.h — arbiterd on D-Bus (DESIGN.md section 6).
+ *
+ * Connects to the system or session bus (or to none), driven by the daemon's
+ * loop: before each wait the before-sleep hook reads sd_bus_get_fd/_events/
+ * _timeout and re-arms one libevent fd watch and one timer; on readiness it
+ * loops sd_bus_process() until it returns 0.
+ *
+ * Owns the well-known name org.arbiter.Arbiter1 (requested asynchronously,
+ * without queueing behind another owner).  Exports at /org/arbiter/Arbiter1
+ * an org.freedesktop.DBus.ObjectManager and the interface
+ * org.arbiter.Arbiter1.Manager with read-only properties
+ *
+ *     Version  s   arbiterd's version
+ *     Status   s   one line: what the daemon is doing (same as STATUS=)
+ *     Database s   "ready", "connecting", "disconnected", … (store state)
+ *     StartedAt t  CLOCK_REALTIME µs when the daemon started
+ *
+ * Changes to Status and Database are announced with PropertiesChanged,
+ * coalesced: setters mark them dirty and the before-sleep hook emits one
+ * signal per turn.  Losing the name (NameLost) or the connection is logged
+ * and retried with back-off (1 s doubling to 30 s) without disturbing the
+ * rest of the daemon.
+ */
+#ifndef ARBITER_BUS_BUS_H
+#define ARBITER_BUS_BUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct loop;
+struct bus;
+
+#define BUS_NAME         "org.arbiter.Arbiter1"
+#define BUS_ROOT_PATH    "/org/arbiter/Arbiter1"
+#define BUS_MANAGER_IFACE "org.arbiter.Arbiter1.Manager"
+
+enum bus_kind { BUS_KIND_NONE, BUS_KIND_SESSION, BUS_KIND_SYSTEM };
+
+enum bus_state {
+        BUS_STATE_DISABLED,     /* bus = none */
+        BUS_STATE_CONNECTING,   /* connecting or waiting to retry */
+        BUS_STATE_REQUESTING,   /* connected, name requested */
+        BUS_STATE_OWNED,        /* connected and the name is ours */
+};
+
+/* Called on every state change with a detail line for health and STATUS=,
+ * and again when the detail changes within a state (a retry with a new delay,
+ * a new owner of the name).  bus.c has already logged the line at the right
+ * level, so state_fn need not log it.  Never called from bus_new(); may be
+ * called from inside sd_bus_process(), so it must not call bus_free(). */
+typedef void (*bus_state_fn)(void *userdata, enum bus_state state, const char *detail);
+
+int bus_new(struct loop *loop, enum bus_kind kind, const char *version,
+            bus_state_fn state_fn, void *userdata, struct bus **ret);
+void bus_free(struct bus *b);       /* accepts NULL; releases the name */
+
+enum bus_state bus_get_state(const struct bus *b);
+const char *bus_state_to_string(enum bus_state s);
+/* The last detail line (for /v1/health and STATUS=); never NULL. */
+const char *bus_get_detail(const struct bus *b);
+
+/* Property setters; copy the string, announce on change. */
+void bus_set_status(struct bus *b, const char *status);
+void bus_set_database(struct bus *b, const char *database_state);
+
+/* For modules that add objects later (pads, matches): NULL when not connected. */
+struct sd_bus *bus_get_sd_bus(struct bus *b);
+
+#endif

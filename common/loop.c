@@ -1,0 +1,125 @@
+/* common/loop.c — see loop.h. */
+#include "common/loop.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <event2/event.h>
+
+struct hook {
+        loop_hook_fn fn;
+        void *userdata;
+};
+
+struct deferred {
+        loop_free_fn fn;
+        void *ptr;
+};
+
+struct loop {
+        struct event_base *base;
+        struct hook *hooks;             /* fn == NULL marks a removed slot */
+        int n_hooks;
+        struct deferred *deferred;
+        size_t n_deferred, cap_deferred;
+        bool exiting;
+};
+
+int loop_new(struct loop **ret) {
+        struct loop *l = calloc(1, sizeof *l);
+        if (!l)
+                return -ENOMEM;
+        l->base = event_base_new();
+        if (!l->base) {
+                free(l);
+                return -ENOMEM;
+        }
+        *ret = l;
+        return 0;
+}
+
+static void run_deferred(struct loop *l) {
+        /* A free may defer another free: take the batch first. */
+        while (l->n_deferred > 0) {
+                size_t n = l->n_deferred;
+                struct deferred *batch = l->deferred;
+                l->deferred = NULL;
+                l->n_deferred = l->cap_deferred = 0;
+                for (size_t i = 0; i < n; i++)
+                        batch[i].fn(batch[i].ptr);
+                free(batch);
+        }
+}
+
+void loop_free(struct loop *l) {
+        if (!l)
+                return;
+        run_deferred(l);
+        event_base_free(l->base);
+        free(l->hooks);
+        free(l);
+}
+
+struct event_base *loop_base(struct loop *l) {
+        return l->base;
+}
+
+int loop_add_before_sleep(struct loop *l, loop_hook_fn fn, void *userdata) {
+        for (int i = 0; i < l->n_hooks; i++)
+                if (!l->hooks[i].fn) {
+                        l->hooks[i] = (struct hook) { fn, userdata };
+                        return i;
+                }
+        struct hook *h = realloc(l->hooks, (size_t) (l->n_hooks + 1) * sizeof *h);
+        if (!h)
+                return -ENOMEM;
+        l->hooks = h;
+        l->hooks[l->n_hooks] = (struct hook) { fn, userdata };
+        return l->n_hooks++;
+}
+
+void loop_remove_before_sleep(struct loop *l, int id) {
+        if (l && id >= 0 && id < l->n_hooks)
+                l->hooks[id].fn = NULL;
+}
+
+int loop_defer_free(struct loop *l, loop_free_fn fn, void *ptr) {
+        if (!ptr)
+                return 0;
+        if (l->n_deferred == l->cap_deferred) {
+                size_t cap = l->cap_deferred ? 2 * l->cap_deferred : 16;
+                struct deferred *d = realloc(l->deferred, cap * sizeof *d);
+                if (!d)
+                        return -ENOMEM;
+                l->deferred = d;
+                l->cap_deferred = cap;
+        }
+        l->deferred[l->n_deferred++] = (struct deferred) { fn, ptr };
+        return 0;
+}
+
+int loop_run(struct loop *l) {
+        while (!l->exiting) {
+                for (int i = 0; i < l->n_hooks; i++)
+                        if (l->hooks[i].fn)
+                                l->hooks[i].fn(l->hooks[i].userdata);
+                run_deferred(l);
+                if (l->exiting)
+                        break;
+                /* EVLOOP_ONCE blocks until something is ready, dispatches
+                 * all of it, and returns; 1 means no events are registered. */
+                int r = event_base_loop(l->base, EVLOOP_ONCE);
+                if (r < 0)
+                        return -EIO;
+        }
+        run_deferred(l);
+        return 0;
+}
+
+void loop_exit(struct loop *l) {
+        l->exiting = true;
+        event_base_loopbreak(l->base);
+}
+
+bool loop_exiting(const struct loop *l) {
+        return l->exiting;
+}

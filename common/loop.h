@@ -1,0 +1,46 @@
+/* common/loop.h — the daemon's one event loop (DESIGN.md section 3).
+ *
+ * A thin owner of a libevent base that adds what libevent 2.1 lacks: a
+ * "before sleep" step.  loop_run() repeats
+ *
+ *     run every before-sleep hook, in registration order;
+ *     run deferred frees;
+ *     event_base_loop(EVLOOP_ONCE)   -- wait, then dispatch what is ready
+ *
+ * so a hook runs exactly once per loop turn, after every callback of the
+ * previous turn and before the process sleeps.  Hooks flush coalesced
+ * D-Bus PropertiesChanged, drive MHD after resumes, and re-arm the sd-bus
+ * and libpq watches.  Objects released from inside a callback that may still
+ * be on the stack are handed to loop_defer_free() instead of freed at once.
+ *
+ * Ownership: the loop owns the event_base; hooks and deferred pointers stay
+ * the caller's until the hook is removed or the free has run.
+ */
+#ifndef ARBITER_COMMON_LOOP_H
+#define ARBITER_COMMON_LOOP_H
+
+#include <stdbool.h>
+
+struct event_base;
+struct loop;
+
+typedef void (*loop_hook_fn)(void *userdata);
+typedef void (*loop_free_fn)(void *ptr);
+
+int loop_new(struct loop **ret);
+void loop_free(struct loop *l);            /* accepts NULL */
+struct event_base *loop_base(struct loop *l);
+
+/* Returns a hook id (>= 0) for loop_remove_before_sleep(), or -ENOMEM. */
+int loop_add_before_sleep(struct loop *l, loop_hook_fn fn, void *userdata);
+void loop_remove_before_sleep(struct loop *l, int id);
+
+/* Frees ptr with fn at the start of the next loop turn. */
+int loop_defer_free(struct loop *l, loop_free_fn fn, void *ptr);
+
+/* Runs until loop_exit(); returns 0, or -EIO if libevent failed. */
+int loop_run(struct loop *l);
+void loop_exit(struct loop *l);
+bool loop_exiting(const struct loop *l);
+
+#endif

@@ -1,0 +1,96 @@
+/* daemon/config.h — arbiterd's configuration.
+ *
+ * An INI-style file (docs/arbiterd.conf.example documents every key):
+ *
+ *     # comment            ; comment
+ *     [section]
+ *     key = value          (whitespace around key and value is ignored;
+ *                           a value may be "double quoted" to keep spaces)
+ *
+ * Unknown sections or keys, a line that is neither, a value of the wrong
+ * type or out of range, and a key given twice in one section are errors,
+ * reported as "FILE:LINE: message".  After the file, a few environment
+ * variables override it (for tests and `make run`):
+ *
+ *     ARBITER_DSN         database.dsn
+ *     ARBITER_LISTEN      http.listen        (ADDRESS:PORT)
+ *     ARBITER_BUS         dbus.bus           (system | session | none)
+ *     ARBITER_MIGRATIONS  database.migrations
+ *     ARBITER_WEB         http.web_root
+ *     ARBITER_LOG_LEVEL   log.level
+ *
+ * an error there is reported as "NAME: message".
+ *
+ * Ownership: config_load() fills a struct config that owns its strings;
+ * config_done() frees them (safe on a zeroed or half-filled struct).
+ */
+#ifndef ARBITER_DAEMON_CONFIG_H
+#define ARBITER_DAEMON_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum config_bus {
+        CONFIG_BUS_NONE,
+        CONFIG_BUS_SESSION,
+        CONFIG_BUS_SYSTEM,
+};
+
+struct config {
+        /* [http] */
+        char *listen_address;           /* listen = 127.0.0.1:8080 → "127.0.0.1"; [::1]:80 → "::1" */
+        uint16_t listen_port;           /*                          → 8080 */
+        size_t body_limit;              /* body_limit = 1M   (bytes; K/M suffixes, 1..64M) */
+        unsigned max_connections;       /* max_connections = 256 (1..65536) */
+        unsigned max_connections_per_ip;/* max_connections_per_ip = 64 (1..65536) */
+        unsigned connection_timeout_s;  /* connection_timeout = 30 (seconds, 1..3600) */
+        size_t connection_memory;       /* connection_memory = 64K (bytes, 8K..16M) */
+        bool open_reads;                /* open_reads = yes: GETs need no token */
+        char *web_root;                 /* web_root = ARBITER_DATADIR/web */
+
+        /* [database] */
+        char *dsn;                      /* dsn = "dbname=arbiter" (libpq conninfo or URI) */
+        unsigned statement_timeout_ms;  /* statement_timeout = 5000 (ms, 100..600000) */
+        unsigned reconnect_max_s;       /* reconnect_max = 30 (s, 1..3600): back-off ceiling */
+        char *migrations_dir;           /* migrations = ARBITER_DATADIR/migrations */
+
+        /* [dbus] */
+        enum config_bus bus;            /* bus = system | session | none */
+
+        /* [log] */
+        int log_level;                  /* level = error|warning|notice|info|debug (LOG_*) */
+
+        /* [daemon] */
+        unsigned housekeeping_ms;       /* housekeeping_interval = 1000 (ms, 10..60000) */
+        unsigned shutdown_timeout_s;    /* shutdown_timeout = 10 (s, 1..300): graceful stop bound */
+};
+
+/* Fills *cfg with the built-in defaults (owned strings). */
+int config_defaults(struct config *cfg);
+
+/* Defaults, then the file (when path is not NULL), then the environment.
+ * On failure returns -EINVAL (or -ENOENT/-EACCES/-ENOMEM) and writes a
+ * one-line message ("FILE:LINE: …" or "NAME: …") into err; *cfg is then
+ * left zeroed.  *cfg must not own strings on entry (it is overwritten). */
+int config_load(struct config *cfg, const char *path, char *err, size_t errlen);
+
+/* Defaults, then the file's text (no environment); name is used in
+ * messages.  Same failure contract as config_load().  For tests. */
+int config_parse_string(struct config *cfg, const char *name, const char *text,
+                        char *err, size_t errlen);
+
+/* Applies the ARBITER_* environment overrides. */
+int config_apply_env(struct config *cfg, char *err, size_t errlen);
+
+void config_done(struct config *cfg);
+
+/* The keys SIGHUP may change without a restart: log.level, http.open_reads,
+ * http.body_limit, database.statement_timeout.  Copies them from src into
+ * dst and returns how many changed; *ret_restart_needed is set when any
+ * other key differs (the caller logs that a restart is needed). */
+int config_reload_into(struct config *dst, const struct config *src, bool *ret_restart_needed);
+
+const char *config_bus_to_string(enum config_bus b);
+
+#endif

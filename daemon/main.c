@@ -1,0 +1,114 @@
+/* daemon/main.c — arbiterd's command line. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "common/log.h"
+#include "daemon/config.h"
+#include "daemon/service.h"
+
+static void usage(FILE *f) {
+        fprintf(f,
+                "Usage: arbiterd [OPTIONS]\n"
+                "\n"
+                "The arbiter daemon: pads, matches and tournaments for reaction games.\n"
+                "\n"
+                "  -c, --config FILE          read FILE (INI; see arbiterd.conf.example)\n"
+                "      --check-config         check the configuration and exit\n"
+                "      --migrate-only         apply database migrations and exit\n"
+                "      --create-token ROLE NAME\n"
+                "                             create an API token (ROLE: admin, referee or\n"
+                "                             display), print it once, and exit\n"
+                "      --version              print the version and exit\n"
+                "  -h, --help                 print this help and exit\n"
+                "\n"
+                "Environment: ARBITER_DSN, ARBITER_LISTEN, ARBITER_BUS, ARBITER_MIGRATIONS,\n"
+                "ARBITER_WEB and ARBITER_LOG_LEVEL override the file.\n"
+                "Exit status: 0 ok, 1 failure, 64 usage, 65 database refused, 69 database\n"
+                "unreachable (one-shot modes), 78 bad configuration.\n");
+}
+
+int main(int argc, char **argv) {
+        enum { OPT_CHECK = 0x100, OPT_MIGRATE, OPT_TOKEN, OPT_VERSION };
+        static const struct option options[] = {
+                { "config",       required_argument, NULL, 'c' },
+                { "check-config", no_argument,       NULL, OPT_CHECK },
+                { "migrate-only", no_argument,       NULL, OPT_MIGRATE },
+                { "create-token", required_argument, NULL, OPT_TOKEN },
+                { "version",      no_argument,       NULL, OPT_VERSION },
+                { "help",         no_argument,       NULL, 'h' },
+                {}
+        };
+        const char *config_path = NULL, *token_role = NULL, *token_name = NULL;
+        bool check_only = false, migrate_only = false;
+        struct config cfg = { 0 };
+        char err[1024];
+        int c, status;
+
+        while ((c = getopt_long(argc, argv, "c:h", options, NULL)) != -1) {
+                switch (c) {
+                case 'c':
+                        config_path = optarg;
+                        break;
+                case OPT_CHECK:
+                        check_only = true;
+                        break;
+                case OPT_MIGRATE:
+                        migrate_only = true;
+                        break;
+                case OPT_TOKEN:
+                        token_role = optarg;
+                        if (optind >= argc || argv[optind][0] == '-') {
+                                fprintf(stderr, "arbiterd: --create-token needs ROLE and NAME, "
+                                                "e.g. --create-token display scoreboard-hall-a\n");
+                                return EXIT_USAGE;
+                        }
+                        token_name = argv[optind++];
+                        break;
+                case OPT_VERSION:
+                        printf("arbiterd %s\n", ARBITER_VERSION);
+                        return EXIT_SUCCESS;
+                case 'h':
+                        usage(stdout);
+                        return EXIT_SUCCESS;
+                default:
+                        usage(stderr);
+                        return EXIT_USAGE;
+                }
+        }
+        if (optind < argc) {
+                fprintf(stderr, "arbiterd: unexpected argument \"%s\"; see arbiterd --help\n", argv[optind]);
+                return EXIT_USAGE;
+        }
+        if (token_role && auth_role_from_string(token_role) < 0) {
+                fprintf(stderr, "arbiterd: unknown role \"%s\": use admin, referee or display\n", token_role);
+                return EXIT_USAGE;
+        }
+        if (token_name && api_token_name_problem(token_name)) {
+                fprintf(stderr, "arbiterd: %s\n", api_token_name_problem(token_name));
+                return EXIT_USAGE;
+        }
+
+        log_setup("arbiterd");
+        if (config_load(&cfg, config_path, err, sizeof err) < 0) {
+                fprintf(stderr, "%s\n", err);
+                config_done(&cfg);
+                return EXIT_CONFIG;
+        }
+        log_set_level(cfg.log_level);
+
+        if (check_only) {
+                printf("%s: configuration OK\n", config_path ? config_path : "(defaults and environment)");
+                status = EXIT_SUCCESS;
+        } else if (migrate_only) {
+                status = oneshot_migrate(&cfg);
+        } else if (token_role) {
+                status = oneshot_create_token(&cfg, token_role, token_name);
+        } else {
+                return service_run(config_path, &cfg);
+        }
+        config_done(&cfg);
+        return status;
+}

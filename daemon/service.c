@@ -1,0 +1,408 @@
+/* daemon/service.c — arbiterd's lifecycle: start, serve, reload, stop.
+ *
+ *   starting ──(HTTP bound, bus settled, database settled)──> ready ──SIGTERM──> stopping ──> exit 0
+ *
+ * "Settled" means the first attempt is over either way: the bus name owned
+ * (or no bus configured, or the bus unreachable for now), the database
+ * migrated and ready (or unreachable for now).  READY=1 goes out then, so a
+ * database outage at boot does not hold the HTTP API — /v1/health says what
+ * is missing, and the store keeps reconnecting.  A database that holds
+ * migrations this build refuses is fatal (exit 65).
+ *
+ * Stopping: STOPPING=1, the listening socket closed, requests in flight and
+ * queued writes finish (bounded by [daemon] shutdown_timeout), then exit 0.
+ */
+#include "daemon/service.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <event2/event.h>
+#include <systemd/sd-daemon.h>
+
+#include "api/api.h"
+#include "bus/bus.h"
+#include "common/log.h"
+#include "common/loop.h"
+#include "common/time.h"
+#include "store/store.h"
+
+#define STATUS_MAX 256
+
+struct service {
+        const char *config_path;
+        struct config cfg;
+        struct loop *loop;
+        struct store *store;
+        struct auth *auth;
+        struct api_server *api;
+        struct bus *bus;
+        struct api_deps deps;
+
+        struct event *ev_term, *ev_int, *ev_hup;
+        struct event *ev_housekeeping, *ev_watchdog, *ev_deadline;
+        int hook_id;
+
+        int64_t started_usec;           /* CLOCK_MONOTONIC */
+        time_t started_wall;
+        bool store_settled, bus_settled, ready_sent, stopping;
+        int exit_status;
+        char status[STATUS_MAX];
+};
+
+static enum bus_kind bus_kind_of(enum config_bus b) {
+        switch (b) {
+        case CONFIG_BUS_SESSION: return BUS_KIND_SESSION;
+        case CONFIG_BUS_SYSTEM:  return BUS_KIND_SYSTEM;
+        default:                 return BUS_KIND_NONE;
+        }
+}
+
+static struct api_config api_config_of(const struct config *cfg, int listen_fd) {
+        return (struct api_config) {
+                .address = cfg->listen_address,
+                .port = cfg->listen_port,
+                .listen_fd = listen_fd,
+                .body_limit = cfg->body_limit,
+                .max_connections = cfg->max_connections,
+                .max_connections_per_ip = cfg->max_connections_per_ip,
+                .connection_timeout_s = cfg->connection_timeout_s,
+                .connection_memory = cfg->connection_memory,
+                .open_reads = cfg->open_reads,
+        };
+}
+
+static bool bus_healthy(const struct service *s) {
+        enum bus_state b = s->bus ? bus_get_state(s->bus) : BUS_STATE_DISABLED;
+        return b == BUS_STATE_OWNED || b == BUS_STATE_DISABLED;
+}
+
+/* One line a person reading `systemctl status` understands. */
+static void update_status(struct service *s) {
+        char line[STATUS_MAX];
+        enum store_state st = store_get_state(s->store);
+
+        if (s->stopping)
+                snprintf(line, sizeof line, "Stopping: finishing %u request%s",
+                         api_server_active(s->api), api_server_active(s->api) == 1 ? "" : "s");
+        else
+                snprintf(line, sizeof line, "%s on %s; database %s; D-Bus %s",
+                         s->ready_sent ? "Serving" : "Starting",
+                         s->api ? api_server_address(s->api) : "(not bound)",
+                         st == STORE_READY ? "ready" : st == STORE_MIGRATING ? "migrating"
+                                                     : "unreachable, retrying",
+                         s->bus ? bus_state_to_string(bus_get_state(s->bus)) : "off");
+        if (strcmp(line, s->status) == 0)
+                return;
+        snprintf(s->status, sizeof s->status, "%s", line);
+        sd_notifyf(0, "STATUS=%s", s->status);
+        if (s->bus)
+                bus_set_status(s->bus, s->status);
+}
+
+static void check_ready(struct service *s) {
+        if (s->ready_sent || !s->api || !s->store_settled || !s->bus_settled || s->stopping)
+                return;
+        s->ready_sent = true;
+        update_status(s);
+        sd_notify(0, "READY=1");
+        log_notice("arbiterd %s ready: %s", ARBITER_VERSION, s->status);
+}
+
+static void begin_stop(struct service *s, int exit_status) {
+        struct timeval tv = { .tv_sec = s->cfg.shutdown_timeout_s };
+
+        if (s->stopping)
+                return;
+        s->stopping = true;
+        s->exit_status = exit_status;
+        sd_notify(0, "STOPPING=1");
+        update_status(s);
+        if (s->api)
+                api_server_quiesce(s->api);
+        evtimer_add(s->ev_deadline, &tv);
+}
+
+static void on_store_state(void *userdata, enum store_state state, const char *detail) {
+        struct service *s = userdata;
+
+        switch (state) {
+        case STORE_READY:
+                log_info("database ready: %s", detail);
+                s->store_settled = true;
+                if (api_tokens_reload(s->store, s->auth) < 0)
+                        log_warning("could not queue the API token load; writes will be refused until the next reconnect");
+                break;
+        case STORE_DISCONNECTED:
+                log_warning("database unavailable: %s", detail);
+                s->store_settled = true;
+                break;
+        case STORE_FAILED:
+                log_error("database refused: %s", detail);
+                s->store_settled = true;
+                begin_stop(s, EXIT_DATAERR);
+                break;
+        case STORE_CONNECTING:
+        case STORE_MIGRATING:
+                log_debug("database: %s", detail);
+                break;
+        }
+        if (s->bus)
+                bus_set_database(s->bus, store_state_to_string(state));
+        update_status(s);
+        check_ready(s);
+}
+
+static void on_bus_state(void *userdata, enum bus_state state, const char *detail) {
+        struct service *s = userdata;
+
+        if (state == BUS_STATE_OWNED || state == BUS_STATE_DISABLED) {
+                log_info("D-Bus: %s", detail);
+                s->bus_settled = true;
+        } else if (state == BUS_STATE_CONNECTING && detail && *detail) {
+                /* a failed attempt: the first one settles start-up */
+                log_warning("D-Bus: %s", detail);
+                s->bus_settled = true;
+        }
+        update_status(s);
+        check_ready(s);
+}
+
+static void fill_health(void *userdata, json_t *h) {
+        struct service *s = userdata;
+        enum store_state st = store_get_state(s->store);
+        char started[32];
+        struct tm tm;
+
+        gmtime_r(&s->started_wall, &tm);
+        strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        json_object_set_new(h, "status", json_string(s->stopping ? "stopping"
+                                                     : st == STORE_READY && bus_healthy(s) ? "ok"
+                                                                                          : "degraded"));
+        json_object_set_new(h, "version", json_string(ARBITER_VERSION));
+        json_object_set_new(h, "started_at", json_string(started));
+        json_object_set_new(h, "uptime_s", json_integer((now_usec() - s->started_usec) / USEC_PER_SEC));
+        json_object_set_new(h, "database", json_pack("{s:s, s:s}", "state", store_state_to_string(st),
+                                                     "detail", store_get_detail(s->store)));
+        json_object_set_new(h, "bus", json_pack("{s:s, s:s, s:s}",
+                                                "kind", config_bus_to_string(s->cfg.bus),
+                                                "name", BUS_NAME,
+                                                "state", s->bus ? bus_state_to_string(bus_get_state(s->bus))
+                                                                : "disabled"));
+        json_object_set_new(h, "pads", json_pack("{s:i, s:i}", "connected", 0, "configured", 0));
+        json_object_set_new(h, "tokens", json_pack("{s:b, s:I}", "loaded", auth_loaded(s->auth), "count",
+                                                   (json_int_t) auth_count(s->auth)));
+}
+
+/* SIGHUP: re-read the file; apply what can change while running, keep the
+ * rest (and say so). */
+static void reload(struct service *s) {
+        struct config next = { 0 };
+        char err[512];
+        bool restart = false;
+        int changed;
+
+        sd_notify(0, "RELOADING=1");
+        if (config_load(&next, s->config_path, err, sizeof err) < 0) {
+                log_error("reload failed, keeping the running configuration: %s", err);
+        } else {
+                changed = config_reload_into(&s->cfg, &next, &restart);
+                log_set_level(s->cfg.log_level);
+                struct api_config ac = api_config_of(&s->cfg, -1);
+                api_server_reconfigure(s->api, &ac);
+                store_set_statement_timeout(s->store, s->cfg.statement_timeout_ms);
+                log_notice("configuration reloaded from %s: %d setting%s changed",
+                           s->config_path ? s->config_path : "(defaults and environment)",
+                           changed, changed == 1 ? "" : "s");
+                if (restart)
+                        log_warning("some changed settings take effect only after a restart "
+                                    "(only log.level, http.open_reads, http.body_limit and "
+                                    "database.statement_timeout are reloaded)");
+        }
+        config_done(&next);
+        sd_notify(0, "READY=1");
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *userdata) {
+        struct service *s = userdata;
+
+        (void) what;
+        if (sig == SIGHUP) {
+                reload(s);
+                return;
+        }
+        if (s->stopping) {
+                log_warning("second %s: stopping now without waiting", strsignal((int) sig));
+                loop_exit(s->loop);
+                return;
+        }
+        log_notice("%s received: stopping gracefully", strsignal((int) sig));
+        begin_stop(s, EXIT_SUCCESS);
+}
+
+static void on_deadline(evutil_socket_t fd, short what, void *userdata) {
+        struct service *s = userdata;
+
+        (void) fd, (void) what;
+        log_warning("still %u request%s and %u database write%s after %u s; stopping anyway",
+                    api_server_active(s->api), api_server_active(s->api) == 1 ? "" : "s",
+                    store_pending(s->store), store_pending(s->store) == 1 ? "" : "s",
+                    s->cfg.shutdown_timeout_s);
+        loop_exit(s->loop);
+}
+
+static void on_watchdog(evutil_socket_t fd, short what, void *userdata) {
+        (void) fd, (void) what, (void) userdata;
+        sd_notify(0, "WATCHDOG=1");
+}
+
+/* The periodic tick for work with no event of its own.  Today: keep the
+ * status line true; pads and match timers join it later. */
+static void on_housekeeping(evutil_socket_t fd, short what, void *userdata) {
+        struct service *s = userdata;
+
+        (void) fd, (void) what;
+        update_status(s);
+}
+
+/* Each loop turn while stopping: leave once nothing is in flight. */
+static void before_sleep(void *userdata) {
+        struct service *s = userdata;
+
+        if (s->stopping && api_server_active(s->api) == 0 && store_pending(s->store) == 0)
+                loop_exit(s->loop);
+}
+
+/* A socket passed by systemd (arbiterd.socket), or -1. */
+static int listen_fd_from_systemd(int *ret_fd) {
+        int n = sd_listen_fds(1);
+
+        *ret_fd = -1;
+        if (n < 0)
+                return log_error_errno(n, "cannot read the sockets systemd passed: %s", strerror(-n));
+        if (n == 0)
+                return 0;
+        if (n > 1)
+                return log_error_errno(EINVAL, "systemd passed %d sockets; arbiterd.socket must have "
+                                       "exactly one ListenStream=", n);
+        if (sd_is_socket(SD_LISTEN_FDS_START, AF_UNSPEC, SOCK_STREAM, 1) <= 0)
+                return log_error_errno(EINVAL, "the socket systemd passed is not a listening stream socket");
+        *ret_fd = SD_LISTEN_FDS_START;
+        return 0;
+}
+
+static struct event *add_signal(struct service *s, int sig) {
+        struct event *ev = evsignal_new(loop_base(s->loop), sig, on_signal, s);
+        if (ev)
+                event_add(ev, NULL);
+        return ev;
+}
+
+static int start(struct service *s) {
+        struct store_config sc = {
+                .dsn = s->cfg.dsn,
+                .statement_timeout_ms = s->cfg.statement_timeout_ms,
+                .reconnect_max_s = s->cfg.reconnect_max_s,
+                .migrations_dir = s->cfg.migrations_dir,
+        };
+        struct timeval tick = usec_to_timeval((int64_t) s->cfg.housekeeping_ms * USEC_PER_MSEC);
+        uint64_t wd_usec = 0;
+        int listen_fd, r;
+
+        r = loop_new(&s->loop);
+        if (r < 0)
+                return log_error_errno(r, "cannot create the event loop: %s", strerror(-r));
+        struct event_base *base = loop_base(s->loop);
+
+        s->ev_term = add_signal(s, SIGTERM);
+        s->ev_int = add_signal(s, SIGINT);
+        s->ev_hup = add_signal(s, SIGHUP);
+        s->ev_deadline = evtimer_new(base, on_deadline, s);
+        s->ev_housekeeping = event_new(base, -1, EV_PERSIST, on_housekeeping, s);
+        if (!s->ev_term || !s->ev_int || !s->ev_hup || !s->ev_deadline || !s->ev_housekeeping)
+                return log_error_errno(ENOMEM, "cannot set up signal and timer events");
+        event_add(s->ev_housekeeping, &tick);
+        s->hook_id = loop_add_before_sleep(s->loop, before_sleep, s);
+
+        if (sd_watchdog_enabled(0, &wd_usec) > 0) {
+                struct timeval half = usec_to_timeval((int64_t) wd_usec / 2);
+                s->ev_watchdog = event_new(base, -1, EV_PERSIST, on_watchdog, s);
+                if (!s->ev_watchdog)
+                        return log_error_errno(ENOMEM, "cannot set up the watchdog timer");
+                event_add(s->ev_watchdog, &half);
+                log_info("systemd watchdog every %llu ms", (unsigned long long) wd_usec / 2000);
+        }
+
+        r = auth_new(&s->auth);
+        if (r < 0)
+                return log_error_errno(r, "out of memory");
+        s->deps = (struct api_deps) { .auth = s->auth, .health = fill_health, .userdata = s };
+
+        r = listen_fd_from_systemd(&listen_fd);
+        if (r < 0)
+                return r;
+        struct api_config ac = api_config_of(&s->cfg, listen_fd);
+        r = api_server_new(s->loop, &ac, &s->deps, &s->api);
+        if (r < 0)
+                return r;       /* logged with what to do */
+        log_info("HTTP API on http://%s/v1/health", api_server_address(s->api));
+
+        r = store_new(s->loop, &sc, on_store_state, s, &s->store);
+        if (r < 0)
+                return log_error_errno(r, "cannot set up the database connection: %s", strerror(-r));
+        s->deps.store = s->store;
+        r = api_tokens_watch(s->store, s->auth);
+        if (r < 0)
+                return log_error_errno(r, "cannot watch API token changes: %s", strerror(-r));
+
+        r = bus_new(s->loop, bus_kind_of(s->cfg.bus), ARBITER_VERSION, on_bus_state, s, &s->bus);
+        if (r < 0)
+                return log_error_errno(r, "cannot set up D-Bus: %s", strerror(-r));
+        if (s->cfg.bus == CONFIG_BUS_NONE)
+                s->bus_settled = true;
+        update_status(s);
+        check_ready(s);
+        return 0;
+}
+
+/* Tears down in dependency order: the store first, so that every request
+ * waiting on a query gets its reply before the HTTP server goes. */
+static void stop(struct service *s) {
+        store_free(s->store);
+        s->store = NULL;
+        api_server_free(s->api);
+        bus_free(s->bus);
+        auth_free(s->auth);
+        if (s->loop)
+                loop_remove_before_sleep(s->loop, s->hook_id);
+        struct event *evs[] = { s->ev_term, s->ev_int, s->ev_hup, s->ev_housekeeping, s->ev_watchdog,
+                                s->ev_deadline };
+        for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+                if (evs[i])
+                        event_free(evs[i]);
+        loop_free(s->loop);
+        config_done(&s->cfg);
+}
+
+int service_run(const char *config_path, struct config *cfg) {
+        struct service s = { .config_path = config_path, .cfg = *cfg, .hook_id = -1 };
+        int r;
+
+        memset(cfg, 0, sizeof *cfg);    /* ownership moved into s */
+        s.started_usec = now_usec();
+        s.started_wall = time(NULL);
+        signal(SIGPIPE, SIG_IGN);
+
+        r = start(&s);
+        if (r >= 0)
+                r = loop_run(s.loop);
+        if (r < 0 && !s.stopping)
+                s.exit_status = EXIT_FAILURE;
+        stop(&s);
+        if (s.exit_status == EXIT_SUCCESS)
+                log_info("arbiterd stopped");
+        return s.exit_status;
+}

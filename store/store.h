@@ -1,0 +1,88 @@
+/* store/store.h — arbiterd's PostgreSQL connection (DESIGN.md sections 3, 5).
+ *
+ * One asynchronous libpq connection driven by the daemon's loop:
+ * PQconnectStartParams/PQconnectPoll to connect, non-blocking
+ * PQsendQueryParams/PQflush/PQconsumeInput/PQisBusy/PQgetResult to query.
+ * Every session sets statement_timeout (libpq 15 has no non-blocking cancel).
+ *
+ * States:
+ *
+ *     DISCONNECTED --connect--> CONNECTING --ok--> MIGRATING --ok--> READY
+ *          ^                        |                  |               |
+ *          +------ back-off <-------+------------------+---------------+
+ *                                  (failure / connection lost)
+ *     MIGRATING --fatal (changed or unknown migration)--> FAILED (stays)
+ *
+ * Back-off doubles from 250 ms up to reconnect_max_s, reset by a success.
+ * On every (re)connect the migration runner (store/migrate.h) applies what is
+ * pending before any application query is sent, then LISTENs again on the
+ * channels registered with store_listen().
+ *
+ * Queries are queued in order and sent one at a time.  store_query() refuses
+ * with -ENOTCONN unless the state is READY; a query in flight when the
+ * connection is lost completes with an error.  Every callback is called
+ * exactly once, from the loop (never from inside store_query()).
+ *
+ * Ownership: the PGresult passed to a callback is freed by the store after
+ * the callback returns; copy what you keep.
+ */
+#ifndef ARBITER_STORE_STORE_H
+#define ARBITER_STORE_STORE_H
+
+#include <stdbool.h>
+#include <libpq-fe.h>
+
+struct loop;
+struct store;
+
+enum store_state {
+        STORE_DISCONNECTED,
+        STORE_CONNECTING,
+        STORE_MIGRATING,
+        STORE_READY,
+        STORE_FAILED,
+};
+
+struct store_config {
+        const char *dsn;                  /* libpq conninfo string or URI */
+        unsigned statement_timeout_ms;
+        unsigned reconnect_max_s;
+        const char *migrations_dir;       /* NULL: run no migrations */
+};
+
+/* res is NULL when the query failed (error says why, in words a person can
+ * act on); otherwise its status is PGRES_COMMAND_OK or PGRES_TUPLES_OK.
+ * error is NULL on success. */
+typedef void (*store_result_fn)(void *userdata, const PGresult *res, const char *error);
+typedef void (*store_state_fn)(void *userdata, enum store_state state, const char *detail);
+typedef void (*store_notify_fn)(void *userdata, const char *channel, const char *payload);
+
+/* Copies cfg and starts connecting at once.  state_fn is called on every
+ * state change with a detail line ("connected to …", "connection refused:
+ * …; retrying in 2 s", "migration 0002_x.sql changed since it was applied
+ * …"). */
+int store_new(struct loop *loop, const struct store_config *cfg,
+              store_state_fn state_fn, void *userdata, struct store **ret);
+void store_free(struct store *s);         /* accepts NULL; in-flight callbacks get an error */
+
+enum store_state store_get_state(const struct store *s);
+const char *store_state_to_string(enum store_state state);
+/* The last detail line (for /v1/health and STATUS=). */
+const char *store_get_detail(const struct store *s);
+
+/* Changes the statement timeout for new sessions and the current one. */
+void store_set_statement_timeout(struct store *s, unsigned ms);
+
+/* Queues a parameterised query (text parameters, text results).
+ * Returns 0, -ENOTCONN (not READY), or -ENOMEM. */
+int store_query(struct store *s, const char *sql, int n_params, const char *const *params,
+                store_result_fn fn, void *userdata);
+
+/* LISTENs on channel now (if READY) and after every reconnect; fn gets each
+ * NOTIFY.  channel must be a plain identifier. */
+int store_listen(struct store *s, const char *channel, store_notify_fn fn, void *userdata);
+
+/* Queries queued or in flight (graceful shutdown waits for 0). */
+unsigned store_pending(const struct store *s);
+
+#endif

@@ -1,0 +1,321 @@
+/* The REST API of a running arbiterd, over real HTTP, with a real database
+ * and a real session bus: health, routing errors, auth, body checks, tokens,
+ * and the D-Bus root object. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/integration/harness.h"
+
+static struct daemon_proc daemon_;
+static char *admin_token, *display_token, *referee_token;
+
+static int setup(void **state) {
+        (void) state;
+        admin_token = create_token("admin", unique_name("admin"));
+        display_token = create_token("display", unique_name("display"));
+        referee_token = create_token("referee", unique_name("referee"));
+        daemon_start(&daemon_, NULL, NULL, true);
+        /* tokens load once the database is ready */
+        assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
+        return 0;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        int st = daemon_stop(&daemon_, SIGTERM, NULL);
+        free(admin_token);
+        free(display_token);
+        free(referee_token);
+        return st == 0 ? 0 : -1;
+}
+
+static void assert_problem(const struct http_reply *r, long status) {
+        if (r->status != status)
+                fail_msg("expected HTTP %ld, got %ld: %s", status, r->status, r->body);
+        assert_string_equal(r->content_type, "application/problem+json");
+        assert_non_null(r->json);
+        assert_int_equal(json_integer_value(json_object_get(r->json, "status")), status);
+        assert_non_null(json_string_value(json_object_get(r->json, "title")));
+        const char *detail = json_string_value(json_object_get(r->json, "detail"));
+        assert_non_null(detail);
+        assert_true(strlen(detail) > 10);
+}
+
+static void ready_was_notified_with_status(void **state) {
+        (void) state;
+        assert_non_null(strstr(daemon_.notified, "READY=1"));
+        assert_non_null(strstr(daemon_.notified, "STATUS="));
+}
+
+static void health_reports_version_database_and_bus(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        http_get(&daemon_, "/v1/health", NULL, &r);
+        assert_int_equal(r.status, 200);
+        assert_string_equal(r.content_type, "application/json");
+        assert_string_equal(json_string_value(json_object_get(r.json, "version")), ARBITER_VERSION);
+        assert_string_equal(json_string_value(json_object_get(r.json, "status")), "ok");
+        assert_true(json_is_integer(json_object_get(r.json, "uptime_s")));
+        assert_string_equal(json_string_value(json_object_get(json_object_get(r.json, "database"), "state")),
+                            "ready");
+        assert_string_equal(json_string_value(json_object_get(json_object_get(r.json, "bus"), "state")),
+                            "owned");
+        assert_true(json_is_integer(json_object_get(json_object_get(r.json, "pads"), "connected")));
+        http_reply_done(&r);
+}
+
+static void unknown_path_is_404_problem(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        http_get(&daemon_, "/v1/no-such-thing", NULL, &r);
+        assert_problem(&r, 404);
+        assert_non_null(strstr(json_string_value(json_object_get(r.json, "detail")), "/v1/no-such-thing"));
+        http_reply_done(&r);
+}
+
+static void wrong_method_is_405_with_allow(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        http_post_json(&daemon_, "/v1/health", admin_token, "{}", &r);
+        assert_problem(&r, 405);
+        assert_string_equal(r.allow, "GET, HEAD");
+        http_reply_done(&r);
+}
+
+static void write_without_token_is_401(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        http_post_json(&daemon_, "/v1/tokens", NULL, "{\"name\":\"x\",\"role\":\"display\"}", &r);
+        assert_problem(&r, 401);
+        http_reply_done(&r);
+}
+
+static void write_with_unknown_token_is_401(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        http_post_json(&daemon_, "/v1/tokens", "arb_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                       "{\"name\":\"x\",\"role\":\"display\"}", &r);
+        assert_problem(&r, 401);
+        http_reply_done(&r);
+}
+
+static void write_with_display_token_is_403(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        http_post_json(&daemon_, "/v1/tokens", display_token, "{\"name\":\"x\",\"role\":\"display\"}", &r);
+        assert_problem(&r, 403);
+        assert_non_null(strstr(json_string_value(json_object_get(r.json, "detail")), "display"));
+        http_reply_done(&r);
+}
+
+static void write_with_referee_token_is_403_for_admin_route(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        http_post_json(&daemon_, "/v1/tokens", referee_token, "{\"name\":\"x\",\"role\":\"display\"}", &r);
+        assert_problem(&r, 403);
+        http_reply_done(&r);
+}
+
+static void malformed_json_is_400(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        http_post_json(&daemon_, "/v1/tokens", admin_token, "{\"name\": \"x\",", &r);
+        assert_problem(&r, 400);
+        assert_non_null(strstr(json_string_value(json_object_get(r.json, "detail")), "JSON"));
+        http_reply_done(&r);
+}
+
+static void wrong_content_type_is_415(void **state) {
+        struct http_reply r;
+        char url[128];
+        const char body[] = "name=x&role=display";
+        (void) state;
+
+        snprintf(url, sizeof url, "%s/v1/tokens", daemon_.url);
+        http_request("POST", url, admin_token, "application/x-www-form-urlencoded", body, strlen(body), &r);
+        assert_problem(&r, 415);
+        http_reply_done(&r);
+}
+
+/* The default body_limit is 1 MiB: send 2 MiB, declared, and 2 MiB chunked. */
+static void oversized_body_is_413(void **state) {
+        size_t n = 2u << 20;
+        char *big = malloc(n + 1);
+        struct http_reply r;
+        char url[128];
+        (void) state;
+
+        memset(big, ' ', n);
+        big[0] = '[';
+        big[n - 1] = ']';
+        big[n] = '\0';
+        snprintf(url, sizeof url, "%s/v1/tokens", daemon_.url);
+        http_request("POST", url, admin_token, "application/json", big, n, &r);
+        assert_problem(&r, 413);
+        http_reply_done(&r);
+
+        /* the daemon still answers afterwards */
+        http_get(&daemon_, "/v1/health", NULL, &r);
+        assert_int_equal(r.status, 200);
+        http_reply_done(&r);
+        free(big);
+}
+
+static void token_lifecycle_over_the_api(void **state) {
+        struct http_reply r;
+        char body[256], path[160];
+        (void) state;
+
+        snprintf(body, sizeof body, "{\"name\":\"%s\",\"role\":\"referee\"}", unique_name("api"));
+        http_post_json(&daemon_, "/v1/tokens", admin_token, body, &r);
+        if (r.status != 201)
+                fail_msg("POST /v1/tokens: %ld %s", r.status, r.body);
+        char *token = strdup(json_string_value(json_object_get(r.json, "token")));
+        json_int_t id = json_integer_value(json_object_get(r.json, "id"));
+        assert_string_equal(json_string_value(json_object_get(r.json, "role")), "referee");
+        assert_true(json_is_null(json_object_get(r.json, "revoked_at")));
+        http_reply_done(&r);
+
+        /* a duplicate live name is a conflict */
+        http_post_json(&daemon_, "/v1/tokens", admin_token, body, &r);
+        assert_problem(&r, 409);
+        http_reply_done(&r);
+
+        /* the new token is live as soon as the cache reloads (NOTIFY): a
+         * referee may not create tokens, so 403 proves it was recognised */
+        for (int i = 0; i < 200; i++) {
+                http_post_json(&daemon_, "/v1/tokens", token, "{\"name\":\"y\",\"role\":\"display\"}", &r);
+                long st = r.status;
+                http_reply_done(&r);
+                if (st == 403)
+                        break;
+                assert_int_equal(st, 401);
+                usleep(10000);
+        }
+        http_post_json(&daemon_, "/v1/tokens", token, "{\"name\":\"y\",\"role\":\"display\"}", &r);
+        assert_problem(&r, 403);
+        http_reply_done(&r);
+
+        /* listing shows it, without any secret */
+        http_get(&daemon_, "/v1/tokens?limit=1000", admin_token, &r);
+        assert_int_equal(r.status, 200);
+        assert_null(strstr(r.body, token));
+        assert_null(strstr(r.body, "hash"));
+        assert_true(json_array_size(json_object_get(r.json, "items")) >= 4);
+        http_reply_done(&r);
+
+        /* revoke; a second revoke finds nothing live */
+        snprintf(path, sizeof path, "%s/v1/tokens/%lld", daemon_.url, (long long) id);
+        http_request("DELETE", path, admin_token, NULL, NULL, 0, &r);
+        assert_int_equal(r.status, 200);
+        assert_false(json_is_null(json_object_get(r.json, "revoked_at")));
+        http_reply_done(&r);
+        http_request("DELETE", path, admin_token, NULL, NULL, 0, &r);
+        assert_problem(&r, 404);
+        http_reply_done(&r);
+
+        /* and the revoked token stops working */
+        for (int i = 0; i < 200; i++) {
+                http_post_json(&daemon_, "/v1/tokens", token, "{\"name\":\"y\",\"role\":\"display\"}", &r);
+                long st = r.status;
+                http_reply_done(&r);
+                if (st == 401)
+                        break;
+                usleep(10000);
+        }
+        http_post_json(&daemon_, "/v1/tokens", token, "{\"name\":\"y\",\"role\":\"display\"}", &r);
+        assert_problem(&r, 401);
+        http_reply_done(&r);
+        free(token);
+}
+
+static void bad_token_requests_are_400(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        http_post_json(&daemon_, "/v1/tokens", admin_token, "{\"name\":\"\",\"role\":\"display\"}", &r);
+        assert_problem(&r, 400);
+        http_reply_done(&r);
+        http_post_json(&daemon_, "/v1/tokens", admin_token, "{\"name\":\"ok\",\"role\":\"king\"}", &r);
+        assert_problem(&r, 400);
+        http_reply_done(&r);
+        http_post_json(&daemon_, "/v1/tokens", admin_token, "[1,2]", &r);
+        assert_problem(&r, 400);
+        http_reply_done(&r);
+        http_get(&daemon_, "/v1/tokens/abc", admin_token, &r);
+        assert_problem(&r, 404);
+        http_reply_done(&r);
+        http_get(&daemon_, "/v1/tokens?limit=0", admin_token, &r);
+        assert_problem(&r, 400);
+        http_reply_done(&r);
+}
+
+static void reads_of_admin_resources_need_a_token(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        http_get(&daemon_, "/v1/tokens", NULL, &r);
+        assert_problem(&r, 401);
+        http_reply_done(&r);
+        http_get(&daemon_, "/v1", NULL, &r);
+        assert_int_equal(r.status, 200);
+        assert_true(json_array_size(json_object_get(r.json, "routes")) >= 2);
+        http_reply_done(&r);
+}
+
+static void dbus_root_object_has_manager_and_version(void **state) {
+        int st;
+        (void) state;
+
+        char *out = run_capture(&st, "busctl --user introspect org.arbiter.Arbiter1 /org/arbiter/Arbiter1 2>&1");
+        assert_int_equal(st, 0);
+        assert_non_null(strstr(out, "org.arbiter.Arbiter1.Manager"));
+        assert_non_null(strstr(out, "org.freedesktop.DBus.ObjectManager"));
+        assert_non_null(strstr(out, ".Version"));
+        free(out);
+
+        out = run_capture(&st, "busctl --user get-property org.arbiter.Arbiter1 /org/arbiter/Arbiter1 "
+                               "org.arbiter.Arbiter1.Manager Version 2>&1");
+        assert_int_equal(st, 0);
+        assert_non_null(strstr(out, "\"" ARBITER_VERSION "\""));
+        free(out);
+
+        out = run_capture(&st, "busctl --user get-property org.arbiter.Arbiter1 /org/arbiter/Arbiter1 "
+                               "org.arbiter.Arbiter1.Manager Status 2>&1");
+        assert_int_equal(st, 0);
+        assert_non_null(strstr(out, "Serving"));
+        free(out);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(ready_was_notified_with_status),
+                cmocka_unit_test(health_reports_version_database_and_bus),
+                cmocka_unit_test(unknown_path_is_404_problem),
+                cmocka_unit_test(wrong_method_is_405_with_allow),
+                cmocka_unit_test(write_without_token_is_401),
+                cmocka_unit_test(write_with_unknown_token_is_401),
+                cmocka_unit_test(write_with_display_token_is_403),
+                cmocka_unit_test(write_with_referee_token_is_403_for_admin_route),
+                cmocka_unit_test(malformed_json_is_400),
+                cmocka_unit_test(wrong_content_type_is_415),
+                cmocka_unit_test(oversized_body_is_413),
+                cmocka_unit_test(token_lifecycle_over_the_api),
+                cmocka_unit_test(bad_token_requests_are_400),
+                cmocka_unit_test(reads_of_admin_resources_need_a_token),
+                cmocka_unit_test(dbus_root_object_has_manager_and_version),
+        };
+        return cmocka_run_group_tests_name("http", tests, setup, teardown);
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# tools/run-local.sh BUILD_DIR — what `make run` does.
+#
+# Keeps a PostgreSQL cluster under ./var/pg (created on first run, reused
+# after), uses the session bus or starts a private dbus-daemon, creates an
+# admin token once (./var/admin.token), and runs arbiterd in the foreground
+# on 127.0.0.1:8080.  Ctrl-C stops arbiterd, then what this script started.
+set -euo pipefail
+
+build=${1:?usage: tools/run-local.sh BUILD_DIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+var="$root/var"
+pg="$var/pg"
+listen=${ARBITER_LISTEN:-127.0.0.1:8080}
+daemon="$root/$build/arbiterd"
+dbus_pid=
+
+mkdir -p "$var"
+chmod 0755 "$var"
+
+cleanup() {
+    trap - EXIT INT TERM
+    if [[ -n $dbus_pid ]]; then kill "$dbus_pid" 2>/dev/null || true; wait "$dbus_pid" 2>/dev/null || true; fi
+    echo "stopping PostgreSQL (data kept in var/pg)" >&2
+    "$root/tools/pgcluster" "$pg" stop || true
+}
+trap cleanup EXIT
+trap 'exit 130' TERM
+
+"$root/tools/pgcluster" "$pg" init
+"$root/tools/pgcluster" "$pg" start
+
+# The session bus if there is one we can reach, otherwise our own.
+if [[ -z ${DBUS_SESSION_BUS_ADDRESS:-} ]] || ! busctl --user status >/dev/null 2>&1; then
+    rm -f "$var/bus"
+    dbus-daemon --session --nofork --nopidfile --address="unix:path=$var/bus" &
+    dbus_pid=$!
+    for _ in $(seq 100); do [[ -S $var/bus ]] && break; sleep 0.05; done
+    export DBUS_SESSION_BUS_ADDRESS="unix:path=$var/bus"
+fi
+
+export ARBITER_DSN=$("$root/tools/pgcluster" "$pg" dsn)
+export ARBITER_LISTEN=$listen
+export ARBITER_BUS=session
+export ARBITER_MIGRATIONS="$root/migrations"
+export ARBITER_WEB="$root/web"
+
+if [[ ! -s $var/admin.token ]]; then
+    (umask 077; "$daemon" --create-token admin "make-run-admin" >"$var/admin.token")
+fi
+
+cat <<MSG
+
+  arbiterd is starting on http://$listen  (Ctrl-C stops it and the database)
+
+    health        curl http://$listen/v1/health
+    API routes    curl http://$listen/v1
+    admin token   var/admin.token  — e.g.
+                  curl -H "Authorization: Bearer \$(cat var/admin.token)" http://$listen/v1/tokens
+    D-Bus         DBUS_SESSION_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS \\
+                  busctl --user introspect org.arbiter.Arbiter1 /org/arbiter/Arbiter1
+    database      tools/pgcluster var/pg psql
+
+MSG
+
+# Not exec: the cleanup above must run after arbiterd exits.  Ctrl-C reaches
+# arbiterd directly (same process group); it stops gracefully.
+rc=0
+"$daemon" || rc=$?
+exit "$rc"
