@@ -144,6 +144,7 @@ install: all
 	$(Q)install -m 0644 migrations/*.sql $(DESTDIR)$(DATADIR)/migrations/
 	$(Q)if [ -n "$$(ls web 2>/dev/null)" ]; then cp -R web/. $(DESTDIR)$(DATADIR)/web/; fi
 	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/arbiterd.service > $(DESTDIR)$(UNITDIR)/arbiterd.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/arbiterd.service
 	$(Q)install -m 0644 systemd/arbiterd.socket $(DESTDIR)$(UNITDIR)/
 	$(Q)install -m 0644 systemd/org.arbiter.Arbiter1.conf $(DESTDIR)$(DBUSDIR)/
 	$(Q)install -m 0644 systemd/arbiterd.sysusers $(DESTDIR)$(SYSUSERSDIR)/arbiter.conf

@@ -217,17 +217,18 @@ static void bus_drop_connection(struct bus *b) {
         b->other_owner = NULL;
 }
 
-/* The connection failed (err < 0) or said Disconnected: drop it and come
- * back after the back-off.  Everything we exported lives on the connection,
- * so the next one registers it all again. */
+/* The connection failed (err < 0) or ended (err 0: sd-bus said Disconnected
+ * and keeps the cause to itself — a broker that went away, a refused or timed
+ * out authentication): drop it and come back after the back-off.  Everything
+ * we exported lives on the connection, so the next one registers it again. */
 static void bus_connection_lost(struct bus *b, int err) {
         int64_t delay;
 
         bus_drop_connection(b);
         delay = bus_take_backoff(b, &b->connect_backoff_usec);
         bus_set_state(b, LOG_WARNING, BUS_STATE_CONNECTING,
-                      "disconnected from the %s bus (%s); reconnecting in %" PRId64 " s",
-                      bus_kind_to_string(b->kind), strerror(err < 0 ? -err : ECONNRESET),
+                      "lost the connection to the %s bus%s%s; reconnecting in %" PRId64 " s",
+                      bus_kind_to_string(b->kind), err < 0 ? ": " : "", err < 0 ? strerror(-err) : "",
                       delay / USEC_PER_SEC);
         bus_arm_retry(b, delay);
 }
@@ -241,7 +242,8 @@ static void bus_dispatch(struct bus *b) {
         while (b->bus) {
                 int r = sd_bus_process(b->bus, NULL);
                 if (r < 0 || b->lost) {
-                        bus_connection_lost(b, r < 0 ? r : -ECONNRESET);
+                        /* -ECONNRESET only repeats that it closed. */
+                        bus_connection_lost(b, r < 0 && r != -ECONNRESET ? r : 0);
                         return;
                 }
                 if (r == 0)
@@ -352,7 +354,8 @@ static void bus_before_sleep(void *userdata) {
 
 /* Describes whoever holds BUS_NAME, as far as we learned it, and says when
  * we try again.  An operator who sees this wants to find and stop the other
- * process, so the pid and its command name come first. */
+ * process, so a unique name alone is not enough: add its pid, command (when
+ * /proc shows it to us) and uid. */
 static void bus_report_taken(struct bus *b, uint32_t pid, uint32_t uid, bool have_creds) {
         char who[BUS_DETAIL_MAX / 2] = "another connection";
         char comm[COMM_MAX] = "";
@@ -454,8 +457,9 @@ static void bus_name_owned(struct bus *b) {
 }
 
 /* RequestName answered.  We never queue: if the name is taken we find out
- * by whom, log it, and ask again after the back-off, so a stale instance
- * that goes away is replaced within 30 s and two live ones are loud. */
+ * by whom, log it, and ask again after the back-off (or at once when the
+ * owner lets go, see on_name_owner_changed()), so two live instances are
+ * loud and a standby one takes over when the first stops. */
 static int on_request_name(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         struct bus *b = userdata;
         sd_bus *bus = sd_bus_message_get_bus(m);
@@ -490,6 +494,8 @@ static int on_request_name(sd_bus_message *m, void *userdata, sd_bus_error *ret_
                 return 0;
         case DBUS_REQUEST_NAME_REPLY_EXISTS:
                 bus_arm_retry(b, bus_take_backoff(b, &b->name_backoff_usec));
+                free(b->other_owner);           /* the owner may have changed since */
+                b->other_owner = NULL;
                 r = sd_bus_call_method_async(bus, NULL, DBUS_SERVICE, DBUS_PATH, DBUS_INTERFACE,
                                              "GetNameOwner", on_owner_name, b, "s", BUS_NAME);
                 if (r < 0)
@@ -609,7 +615,7 @@ static int on_match_installed(sd_bus_message *m, void *userdata, sd_bus_error *r
 
         (void) userdata;
         (void) ret_error;
-        if (e)
+        if (e && sd_bus_is_ready(sd_bus_message_get_bus(m)) > 0)
                 log_warning("cannot install a D-Bus match rule: %s", e->message ?: e->name);
         return 0;
 }

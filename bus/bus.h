@@ -6,7 +6,8 @@
  * loops sd_bus_process() until it returns 0.
  *
  * Owns the well-known name org.arbiter.Arbiter1 (requested asynchronously,
- * without queueing behind another owner).  Exports at /org/arbiter/Arbiter1
+ * without queueing behind another owner; asked for again after the back-off,
+ * or at once when the other owner releases it).  Exports at /org/arbiter/Arbiter1
  * an org.freedesktop.DBus.ObjectManager and the interface
  * org.arbiter.Arbiter1.Manager with read-only properties
  *
@@ -63,7 +64,9 @@ const char *bus_get_detail(const struct bus *b);
 void bus_set_status(struct bus *b, const char *status);
 void bus_set_database(struct bus *b, const char *database_state);
 
-/* For modules that add objects later (pads, matches): NULL when not connected. */
+/* For modules that add objects later (pads, matches): NULL when not connected.
+ * A reconnect brings a new connection without the old one's objects: add
+ * them again when state_fn reports REQUESTING after CONNECTING. */
 struct sd_bus *bus_get_sd_bus(struct bus *b);
 
 #endif

@@ -110,6 +110,8 @@ int loop_run(struct loop *l) {
                 int r = event_base_loop(l->base, EVLOOP_ONCE);
                 if (r < 0)
                         return -EIO;
+                if (r == 1)
+                        break;          /* nothing left to wait for: no spinning */
         }
         run_deferred(l);
         return 0;

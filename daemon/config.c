@@ -214,7 +214,7 @@ static const char *quote(char buf[static QUOTE_BUF], const char *s) {
         size_t o = 0, i;
 
         buf[o++] = '"';
-        for (i = 0; s[i] && i < QUOTE_SHOWN; i++) {
+        for (i = 0; i < QUOTE_SHOWN && s[i]; i++) {
                 unsigned char c = (unsigned char) s[i];
 
                 if (c == '"' || c == '\\') {
@@ -259,7 +259,7 @@ static void join_choices(char *buf, size_t size, const struct choice *c, size_t 
 
 /* What a key accepts, in the words every message about it ends with. */
 static const char *describe(char *buf, size_t size, const struct key *k) {
-        char lo[32], hi[32], list[128];
+        char lo[32], hi[32];
 
         switch (k->type) {
         case KEY_LISTEN:
@@ -281,8 +281,7 @@ static const char *describe(char *buf, size_t size, const struct key *k) {
                 break;
         case KEY_BUS:
         case KEY_LOG_LEVEL:
-                join_choices(list, sizeof list, k->choices, k->n_choices);
-                snprintf(buf, size, "%s", list);
+                join_choices(buf, size, k->choices, k->n_choices);
                 break;
         }
         return buf;
@@ -291,7 +290,7 @@ static const char *describe(char *buf, size_t size, const struct key *k) {
 /* Reads the decimal digits at *s.  The value saturates at UINT64_MAX
  * instead of wrapping, so "99999999999999999999" is reported as out of
  * range rather than accepted as whatever it wrapped to. */
-static int parse_digits(const char **s, uint64_t *ret) {
+static int parse_digits(const char **s, uint64_t *ret_value) {
         const char *p = *s;
         uint64_t v = 0;
 
@@ -302,11 +301,11 @@ static int parse_digits(const char **s, uint64_t *ret) {
                 v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
         }
         *s = p;
-        *ret = v;
+        *ret_value = v;
         return 0;
 }
 
-static int parse_size(const char *v, uint64_t *ret) {
+static int parse_size(const char *v, uint64_t *ret_value) {
         uint64_t n, mult = 1;
 
         if (parse_digits(&v, &n) < 0)
@@ -317,37 +316,37 @@ static int parse_size(const char *v, uint64_t *ret) {
                 mult = MIB, v++;
         if (*v != '\0')
                 return -EINVAL;
-        *ret = n > UINT64_MAX / mult ? UINT64_MAX : n * mult;
+        *ret_value = n > UINT64_MAX / mult ? UINT64_MAX : n * mult;
         return 0;
 }
 
-static int parse_uint(const char *v, uint64_t *ret) {
-        if (parse_digits(&v, ret) < 0 || *v != '\0')
+static int parse_uint(const char *v, uint64_t *ret_value) {
+        if (parse_digits(&v, ret_value) < 0 || *v != '\0')
                 return -EINVAL;
         return 0;
 }
 
-static int parse_bool(const char *v, bool *ret) {
+static int parse_bool(const char *v, bool *ret_value) {
         static const char *const yes[] = { "yes", "true", "on", "1" };
         static const char *const no[] = { "no", "false", "off", "0" };
 
         for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
                 if (strcasecmp(v, yes[i]) == 0) {
-                        *ret = true;
+                        *ret_value = true;
                         return 0;
                 }
                 if (strcasecmp(v, no[i]) == 0) {
-                        *ret = false;
+                        *ret_value = false;
                         return 0;
                 }
         }
         return -EINVAL;
 }
 
-static int parse_choice(const struct key *k, const char *v, int *ret) {
+static int parse_choice(const struct key *k, const char *v, int *ret_value) {
         for (size_t i = 0; i < k->n_choices; i++)
                 if (strcasecmp(v, k->choices[i].name) == 0) {
-                        *ret = k->choices[i].value;
+                        *ret_value = k->choices[i].value;
                         return 0;
                 }
         return -EINVAL;
@@ -356,7 +355,7 @@ static int parse_choice(const struct key *k, const char *v, int *ret) {
 /* "IPv4:PORT" or "[IPv6]:PORT".  The address is checked with inet_pton()
  * here, so a typo is a config error with a line number rather than a bind
  * failure later; it is stored without brackets, ready for inet_pton(). */
-static int parse_listen(const char *v, char *ret_address, uint16_t *ret_port,
+static int parse_listen(const char *v, char ret_address[static ADDRESS_MAX], uint16_t *ret_port,
                         char *msg, size_t msglen, const char *allowed) {
         char q[QUOTE_BUF], addr[ADDRESS_MAX];
         unsigned char bin[sizeof(struct in6_addr)];
@@ -605,7 +604,7 @@ static int bad_escape(struct parser *p, unsigned char c) {
         return parse_error(p, "backslash before byte 0x%02x in a quoted value (use \\\" or \\\\)", c);
 }
 
-static int unquote(struct parser *p, char *s, char **ret) {
+static int unquote(struct parser *p, char *s, char **ret_value) {
         char *in = s + 1, *out = s;
 
         for (;;) {
@@ -623,7 +622,7 @@ static int unquote(struct parser *p, char *s, char **ret) {
         if (*skip_blank(in + 1) != '\0')
                 return parse_error(p, "text after the closing quote (comments take a line of their own)");
         *out = '\0';
-        *ret = s;
+        *ret_value = s;
         return 0;
 }
 

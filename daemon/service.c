@@ -49,6 +49,8 @@ struct service {
         int64_t started_usec;           /* CLOCK_MONOTONIC */
         time_t started_wall;
         bool store_settled, bus_settled, ready_sent, stopping;
+        enum store_state store_state;   /* the last one reported */
+        bool outage_logged;             /* warned about this outage already */
         int exit_status;
         char status[STATUS_MAX];
 };
@@ -126,18 +128,26 @@ static void begin_stop(struct service *s, int exit_status) {
         evtimer_add(s->ev_deadline, &tv);
 }
 
+/* The store reports every retry; the log gets transitions only (one
+ * warning when the database goes away, one line when it is back), the
+ * retries go to debug. */
 static void on_store_state(void *userdata, enum store_state state, const char *detail) {
         struct service *s = userdata;
+        bool changed = state != s->store_state;
 
+        s->store_state = state;
         switch (state) {
         case STORE_READY:
-                log_info("database ready: %s", detail);
+                log_full_errno(changed ? LOG_NOTICE : LOG_DEBUG, 0, "database ready: %s", detail);
+                s->outage_logged = false;
                 s->store_settled = true;
                 if (api_tokens_reload(s->store, s->auth) < 0)
                         log_warning("could not queue the API token load; writes will be refused until the next reconnect");
                 break;
         case STORE_DISCONNECTED:
-                log_warning("database unavailable: %s", detail);
+                log_full_errno(s->outage_logged ? LOG_DEBUG : LOG_WARNING, 0,
+                               "database unavailable: %s", detail);
+                s->outage_logged = true;
                 s->store_settled = true;
                 break;
         case STORE_FAILED:
@@ -156,17 +166,15 @@ static void on_store_state(void *userdata, enum store_state state, const char *d
         check_ready(s);
 }
 
+/* bus.c logs every state line itself; here only start-up settles. */
 static void on_bus_state(void *userdata, enum bus_state state, const char *detail) {
         struct service *s = userdata;
 
-        if (state == BUS_STATE_OWNED || state == BUS_STATE_DISABLED) {
-                log_info("D-Bus: %s", detail);
+        (void) detail;
+        /* OWNED, DISABLED, or a failed attempt (CONNECTING is reported only
+         * after one): the first of these settles start-up. */
+        if (state != BUS_STATE_REQUESTING)
                 s->bus_settled = true;
-        } else if (state == BUS_STATE_CONNECTING && detail && *detail) {
-                /* a failed attempt: the first one settles start-up */
-                log_warning("D-Bus: %s", detail);
-                s->bus_settled = true;
-        }
         update_status(s);
         check_ready(s);
 }

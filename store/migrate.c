@@ -204,7 +204,8 @@ int migrate_scan_dir(const char *dir, struct migration_list *ret, char *err, siz
                 if (r == -ENOENT)
                         set_err(err, errlen,
                                 "migrations directory %s does not exist: point database.migrations "
-                                "(or ARBITER_MIGRATIONS) at the directory that holds the NNNN_description.sql files",
+                                "(or ARBITER_MIGRATIONS) at the directory that holds the "
+                                "NNNN_description.sql files",
                                 dir);
                 else
                         set_err(err, errlen, "cannot open migrations directory %s: %s", dir, strerror(-r));

@@ -155,8 +155,10 @@ const char *store_state_to_string(enum store_state state) {
 }
 
 /* libpq's messages are multi-line ("...failed: No such file or
- * directory\n\tIs the server running locally...?\n"); a detail line must be
- * one line for STATUS= and JSON, so line breaks become "; ". */
+ * directory\n\tIs the server running locally...?\n"), with a tab-indented
+ * line either continuing the sentence or starting a new one.  A detail line
+ * must be one line for STATUS= and JSON: a continuation becomes a space, a
+ * new sentence "; ", and runs of blanks one space. */
 static void oneline(char *dst, size_t n, const char *src) {
         size_t o = 0;
 
@@ -164,14 +166,23 @@ static void oneline(char *dst, size_t n, const char *src) {
                 return;
         for (const char *p = src ? src : ""; *p && o + 1 < n; p++) {
                 if (*p == '\n' || *p == '\r') {
-                        while (p[1] == '\n' || p[1] == '\r' || p[1] == '\t' || p[1] == ' ')
+                        bool indented = false;
+                        while (p[1] == '\n' || p[1] == '\r' || p[1] == '\t' || p[1] == ' ') {
+                                indented |= p[1] == '\t' || p[1] == ' ';
                                 p++;
-                        if (p[1] && o + 2 < n) {
-                                dst[o++] = ';';
-                                dst[o++] = ' ';
                         }
+                        if (!p[1] || o == 0)
+                                continue;
+                        bool continues = (indented && p[1] >= 'a' && p[1] <= 'z') ||
+                                         strchr(".?!:;,", dst[o - 1]);
+                        if (!continues && o + 2 < n)
+                                dst[o++] = ';';
+                        if (dst[o - 1] != ' ')
+                                dst[o++] = ' ';
                         continue;
                 }
+                if ((*p == ' ' || *p == '\t') && o > 0 && dst[o - 1] == ' ')
+                        continue;
                 dst[o++] = *p == '\t' ? ' ' : *p;
         }
         while (o > 0 && dst[o - 1] == ' ')
@@ -200,6 +211,8 @@ static char *format_pg_error(const PGresult *res) {
         const char *hint = PQresultErrorField(res, PG_DIAG_MESSAGE_HINT);
         char buf[STORE_DETAIL_MAX] = "", line[STORE_DETAIL_MAX];
 
+        if (PQresultStatus(res) == PGRES_EMPTY_QUERY)
+                return strdup("the query string is empty");
         if (!primary) {
                 oneline(buf, sizeof buf, PQresultErrorMessage(res));
                 return strdup(buf[0] ? buf : PQresStatus(PQresultStatus(res)));
@@ -226,16 +239,6 @@ static void fmt_delay(char *buf, size_t n, int64_t usec) {
                 snprintf(buf, n, "%lld ms", (long long) (usec / USEC_PER_MSEC));
 }
 
-/* The store logs its own state changes, at a level that matches what they
- * mean to an operator, so state_fn owners react and need not log again. */
-static const int state_log_level[] = {
-        [STORE_DISCONNECTED] = LOG_WARNING,
-        [STORE_CONNECTING] = LOG_DEBUG,
-        [STORE_MIGRATING] = LOG_INFO,
-        [STORE_READY] = LOG_NOTICE,
-        [STORE_FAILED] = LOG_ERR,
-};
-
 /* Records the state and its detail and tells the owner when either
  * changed (each retry has a new detail).  The owner's callback may free
  * the store: callers check s->closed afterwards. */
@@ -252,7 +255,7 @@ static void set_state(struct store *s, enum store_state state, const char *fmt, 
         changed = s->state != state || strcmp(s->detail, detail) != 0;
         memcpy(s->detail, detail, sizeof detail);
         s->state = state;
-        log_full_errno(state_log_level[state], 0, "database %s: %s", state_names[state], s->detail);
+        log_debug("database %s: %s", state_names[state], s->detail);
         if (changed && s->state_fn) {
                 s->busy++;
                 s->state_fn(s->userdata, state, s->detail);
@@ -414,8 +417,7 @@ static void lose(struct store *s, const char *fmt, ...) {
         set_state(s, STORE_DISCONNECTED, "%s; retrying in %s", why, delay);
         if (s->closed)
                 return;
-        snprintf(error, sizeof error, "the database connection was lost before the query completed: %s",
-                 why);
+        snprintf(error, sizeof error, "the query did not complete: %s", why);
         fail_ops(s, error);
 }
 
@@ -500,6 +502,8 @@ static void send_op(struct store *s, struct op *op) {
                 lose(s, "cannot watch the database socket: out of memory");
 }
 
+/* libpq parses NOTIFY messages while it reads for anything else, so this
+ * runs after every read, whether or not a query was in flight. */
 static void deliver_notifies(struct store *s) {
         PGnotify *n;
 
@@ -564,6 +568,10 @@ static void drain_results(struct store *s) {
         }
 }
 
+/* Readiness of an established connection, in the order the libpq docs
+ * give for non-blocking use: read what arrived (which may also unblock a
+ * pending flush), flush again if we were flushing, then take every result
+ * and notification libpq can hand over without blocking. */
 static void io_ready(struct store *s, short what) {
         if (what & EV_READ) {
                 if (!PQconsumeInput(s->conn)) {
@@ -589,6 +597,8 @@ static void io_ready(struct store *s, short what) {
         deliver_notifies(s);
 }
 
+/* libpq's own non-blocking send mode only makes sense once connected; the
+ * session set-up begins here and must finish before any caller's query. */
 static void connected(struct store *s) {
         event_del(s->timer);
         if (PQsetnonblocking(s->conn, 1) != 0) {
@@ -642,26 +652,20 @@ static void on_io(evutil_socket_t fd, short what, void *userdata) {
                 io_ready(s, what);
 }
 
-/* The DSN is checked before each attempt, without connecting, so that a
+/* The DSN is parsed before each attempt, without connecting, so that a
  * typo is a FAILED state with libpq's explanation rather than a retry loop.
  * Its connect_timeout, if any, becomes the attempt's deadline. */
-static int check_dsn(struct store *s, unsigned *ret_timeout_s) {
+static int parse_dsn(const char *dsn, unsigned *ret_timeout_s, char *err, size_t errlen) {
+        unsigned timeout = STORE_CONNECT_TIMEOUT_DEFAULT_S;
         PQconninfoOption *opts;
         char *errmsg = NULL;
-        unsigned timeout = STORE_CONNECT_TIMEOUT_DEFAULT_S;
 
-        opts = PQconninfoParse(s->cfg.dsn, &errmsg);
+        opts = PQconninfoParse(dsn, &errmsg);
         if (!opts) {
-                char msg[STORE_DETAIL_MAX];
-
-                oneline(msg, sizeof msg, errmsg ? errmsg : "out of memory");
-                if (!errmsg) {
-                        lose(s, "cannot parse database.dsn: out of memory");
+                if (!errmsg)
                         return -ENOMEM;
-                }
+                oneline(err, errlen, errmsg);
                 PQfreemem(errmsg);
-                fail(s, "database.dsn is not a valid libpq connection string or URI: %s: fix it in "
-                     "the configuration (or ARBITER_DSN)", msg);
                 return -EINVAL;
         }
         for (PQconninfoOption *o = opts; o->keyword; o++)
@@ -680,11 +684,21 @@ static void start_connect(struct store *s) {
                 "dbname", "fallback_application_name", "client_encoding", NULL,
         };
         const char *values[] = { s->cfg.dsn, "arbiterd", "UTF8", NULL };
+        char err[STORE_DETAIL_MAX];
         unsigned timeout_s;
         struct timeval tv;
+        int r;
 
-        if (check_dsn(s, &timeout_s) < 0)
+        r = parse_dsn(s->cfg.dsn, &timeout_s, err, sizeof err);
+        if (r == -ENOMEM) {
+                lose(s, "cannot parse database.dsn: out of memory");
                 return;
+        }
+        if (r < 0) {
+                fail(s, "database.dsn is not a valid libpq connection string or URI: %s: fix it in "
+                     "the configuration (or ARBITER_DSN)", err);
+                return;
+        }
         s->conn = PQconnectStartParams(keywords, values, 1);
         if (!s->conn) {
                 lose(s, "cannot start a database connection: out of memory");
@@ -705,6 +719,9 @@ static void start_connect(struct store *s) {
                   PQdb(s->conn), PQhost(s->conn));
 }
 
+/* One timer, two meanings (see the invariants at the top): the back-off
+ * wait in DISCONNECTED, the attempt's deadline in CONNECTING.  store_new
+ * also fires it at once, to report a fatal set-up error from the loop. */
 static void on_timer(evutil_socket_t fd, short what, void *userdata) {
         struct store *s = userdata;
 
@@ -798,12 +815,12 @@ static void on_step_done(struct store *s, const PGresult *res, const PGresult *e
                 if (line > 0)
                         snprintf(where, sizeof where, " at line %u", line);
                 if (state && strcmp(state, "57014") == 0)
-                        fail(s, "migration %s was cancelled by statement_timeout (%u ms) and rolled back: "
+                        fail(s, "migration %s was cancelled by statement_timeout (%u ms) and rolled back; "
                              "raise database.statement_timeout and restart arbiterd",
                              m->name, s->cfg.statement_timeout_ms);
                 else
-                        fail(s, "migration %s failed%s and was rolled back: %s: fix the file (it was "
-                             "never applied, so it may still be edited) and restart arbiterd",
+                        fail(s, "migration %s failed%s and was rolled back; fix the file (it was never "
+                             "applied, so it may still be edited) and restart arbiterd. The server said: %s",
                              m->name, where, error);
                 return;
         }
@@ -825,8 +842,10 @@ static void on_step_done(struct store *s, const PGresult *res, const PGresult *e
                         return;
                 }
                 s->next_migration = first;
-                if (first < s->files.n)
-                        log_info("database: %zu migration(s) to apply, %s to %s",
+                if (first + 1 == s->files.n)
+                        log_info("database: 1 migration to apply: %s", s->files.items[first].name);
+                else if (first < s->files.n)
+                        log_info("database: %zu migrations to apply, %s to %s",
                                  s->files.n - first, s->files.items[first].name,
                                  s->files.items[s->files.n - 1].name);
                 break;
@@ -843,6 +862,13 @@ static void on_step_done(struct store *s, const PGresult *res, const PGresult *e
         step_advance(s);
 }
 
+/* The set-up sequence:
+ *
+ *     TIMEOUT -> LOCK -> TABLE -> APPLIED -> APPLY... -> UNLOCK -> LISTEN -> READY
+ *     TIMEOUT -> LISTEN -> READY                        (no migrations_dir)
+ *
+ * The lock is a session lock, so a connection lost halfway releases it,
+ * and a file that failed is rolled back with its row. */
 static void step_advance(struct store *s) {
         switch (s->step) {
         case STEP_TIMEOUT:
@@ -920,6 +946,8 @@ static char *migration_sql(struct store *s, const struct migration *m) {
         return sql;
 }
 
+/* Sends the statement of the current step.  All are simple queries: they
+ * take no parameters, and a migration needs several statements in one. */
 static void step_send(struct store *s) {
         char *sql = NULL;
         struct op *op;
@@ -995,9 +1023,9 @@ static void on_before_sleep(void *userdata) {
         if (s->closed || s->state != STORE_READY || s->inflight || !s->conn)
                 return;
         if (s->timeout_dirty) {
-                s->timeout_dirty = false;
                 op = op_new_internal(xasprintf("SET statement_timeout = %u", s->cfg.statement_timeout_ms),
                                      on_timeout_set);
+                s->timeout_dirty = !op;
         } else if (s->n_listened < s->n_listeners) {
                 s->n_listen_sent = s->n_listeners;
                 op = op_new_internal(listen_sql(s, s->n_listened), on_listened);
@@ -1011,7 +1039,7 @@ static void on_before_sleep(void *userdata) {
         } else
                 return;
         if (!op) {
-                log_warning("database: out of memory preparing a session statement; will try again");
+                log_warning("database: out of memory preparing a session statement; trying again next turn");
                 return;
         }
         send_op(s, op);
@@ -1098,6 +1126,10 @@ static void store_destroy(void *p) {
         free(s);
 }
 
+/* Closes at once, so that no callback can run after store_free returns
+ * except those it calls itself (queued and in-flight queries, with an
+ * error); only the struct's memory may outlive it, when a callback of ours
+ * is still on the stack. */
 void store_free(struct store *s) {
         if (!s || s->closed)
                 return;

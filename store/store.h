@@ -13,15 +13,29 @@
  *                                  (failure / connection lost)
  *     MIGRATING --fatal (changed or unknown migration)--> FAILED (stays)
  *
+ * FAILED is for what no retry cures: a refused migration plan, an SQL error
+ * inside a migration (the file is rolled back), an invalid DSN, an
+ * unreadable migrations directory.  Everything else (refused connections,
+ * a lost server, the migration lock wait cut by statement_timeout) retries.
+ * statement_timeout applies to the migration run too.
+ *
  * Back-off doubles from 250 ms up to reconnect_max_s, reset by a success.
  * On every (re)connect the migration runner (store/migrate.h) applies what is
  * pending before any application query is sent, then LISTENs again on the
  * channels registered with store_listen().
  *
+ * Reporting a state change is state_fn's owner's job (the store logs them
+ * only at debug level); the store logs each applied migration at notice.
+ *
+ * libpq resolves a host name with a blocking getaddrinfo() inside
+ * PQconnectPoll (libpq docs): for a remote server give hostaddr= or a Unix
+ * socket directory so that the loop never waits on DNS.
+ *
  * Queries are queued in order and sent one at a time.  store_query() refuses
  * with -ENOTCONN unless the state is READY; a query in flight when the
  * connection is lost completes with an error.  Every callback is called
  * exactly once, from the loop (never from inside store_query()).
+ * store_free() may be called from inside any of the store's callbacks.
  *
  * Ownership: the PGresult passed to a callback is freed by the store after
  * the callback returns; copy what you keep.
@@ -57,10 +71,12 @@ typedef void (*store_result_fn)(void *userdata, const PGresult *res, const char 
 typedef void (*store_state_fn)(void *userdata, enum store_state state, const char *detail);
 typedef void (*store_notify_fn)(void *userdata, const char *channel, const char *payload);
 
-/* Copies cfg and starts connecting at once.  state_fn is called on every
- * state change with a detail line ("connected to …", "connection refused:
- * …; retrying in 2 s", "migration 0002_x.sql changed since it was applied
- * …"). */
+/* Copies cfg, reads the migrations directory (once: the set belongs to the
+ * build) and starts connecting on the first loop turn.  state_fn is called,
+ * from the loop, on every state change and whenever the detail changes
+ * (each retry has its own), with a detail line ("connected to …",
+ * "connection refused: …; retrying in 2 s", "migration 0002_x.sql was
+ * changed after it was applied …"). */
 int store_new(struct loop *loop, const struct store_config *cfg,
               store_state_fn state_fn, void *userdata, struct store **ret);
 void store_free(struct store *s);         /* accepts NULL; in-flight callbacks get an error */
@@ -79,7 +95,8 @@ int store_query(struct store *s, const char *sql, int n_params, const char *cons
                 store_result_fn fn, void *userdata);
 
 /* LISTENs on channel now (if READY) and after every reconnect; fn gets each
- * NOTIFY.  channel must be a plain identifier. */
+ * NOTIFY.  channel must be a plain identifier: lowercase letters, digits
+ * and '_', not starting with a digit, at most 63 bytes (else -EINVAL). */
 int store_listen(struct store *s, const char *channel, store_notify_fn fn, void *userdata);
 
 /* Queries queued or in flight (graceful shutdown waits for 0). */

@@ -28,9 +28,9 @@ pids=()
 passed=0
 failed=0
 
-log()  { printf '%s\n' "$*" >&2; }
-pass() { passed=$((passed + 1)); printf 'PASS: %s\n' "$*"; }
-fail() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*"; }
+# TAP lines, counted by tests/run.sh like the cmocka programs' output.
+pass() { passed=$((passed + 1)); printf 'ok %d - %s\n' "$((passed + failed))" "$*"; }
+fail() { failed=$((failed + 1)); printf 'not ok %d - %s\n' "$((passed + failed))" "$*"; }
 skip() { printf 'SKIP: %s\n' "$*"; }
 
 cleanup() {
@@ -120,9 +120,10 @@ check_security() {
                 --no-pager arbiterd.service 2>&1) || rc=$?
         score=$(printf '%s\n' "$out" | sed -n 's/.*Overall exposure level for arbiterd.service: *\([0-9.]*\).*/\1/p')
         if [[ $rc == 0 && -n $score ]]; then
-                log "systemd-analyze security: settings that still add exposure:"
-                printf '%s\n' "$out" | grep '✗' | sed 's/^/    /' >&2 || true
-                printf '%s\n' "$out" | grep 'Overall exposure' | sed 's/^/    /' >&2
+                # On stdout, so that the details sit next to the PASS line.
+                echo "systemd-analyze security: settings that still add exposure:"
+                printf '%s\n' "$out" | grep '✗' | sed 's/^/    /' || true
+                printf '%s\n' "$out" | grep 'Overall exposure' | sed 's/^/    /'
                 pass "systemd-analyze security --offline=true arbiterd.service: exposure $score"
         else
                 fail "systemd-analyze security --offline=true (exit $rc), no score:"
@@ -221,8 +222,8 @@ EOF
 
 # Waits until FILE is non-empty or PID has died; 5 s at most.
 wait_for_file() {       # wait_for_file FILE PID
-        local i
-        for i in $(seq 50); do
+        local _
+        for _ in $(seq 50); do
                 [[ -s $1 ]] && return 0
                 kill -0 "$2" 2>/dev/null || return 1
                 sleep 0.1
@@ -355,7 +356,9 @@ check_policy_behaviour() {
 
 main() {
         local build=${1:-build}
-        [[ $build == /* ]] || build=$ROOT/$build
+        # Relative to the tree, as the Makefile names its own targets (so that
+        # make sees the suite's build as up to date).
+        [[ $build == "$ROOT"/* ]] && build=${build#"$ROOT"/}
         need systemd-analyze systemd || exit 1
         tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbiter-systemd.XXXXXX")
         chmod 0755 "$tmp"       # the unprivileged D-Bus client must reach the socket
@@ -373,7 +376,7 @@ main() {
                 check_policy_behaviour
         fi
 
-        printf '%d passed, %d failed\n' "$passed" "$failed"
+        printf '# systemd-check: %d passed, %d failed\n' "$passed" "$failed"
         [[ $failed == 0 ]]
 }
 
