@@ -435,6 +435,28 @@ static int make_sockaddr(const struct api_config *cfg, struct sockaddr_storage *
         return -EINVAL;
 }
 
+/* "127.0.0.1:8080" or "[::1]:8080" for a socket systemd passed us. */
+static void describe_socket(int fd, char *buf, size_t len) {
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof ss;
+        char host[INET6_ADDRSTRLEN] = "?";
+        unsigned port = 0;
+
+        if (getsockname(fd, (struct sockaddr *) &ss, &sl) == 0) {
+                if (ss.ss_family == AF_INET) {
+                        struct sockaddr_in *in4 = (struct sockaddr_in *) &ss;
+                        inet_ntop(AF_INET, &in4->sin_addr, host, sizeof host);
+                        port = ntohs(in4->sin_port);
+                } else if (ss.ss_family == AF_INET6) {
+                        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) &ss;
+                        inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+                        port = ntohs(in6->sin6_port);
+                }
+        }
+        snprintf(buf, len, "%s%s%s:%u", ss.ss_family == AF_INET6 ? "[" : "", host,
+                 ss.ss_family == AF_INET6 ? "]" : "", port);
+}
+
 int api_server_new(struct loop *loop, const struct api_config *cfg, const struct api_deps *deps,
                    struct api_server **ret) {
         struct sockaddr_storage ss;
@@ -508,7 +530,7 @@ int api_server_new(struct loop *loop, const struct api_config *cfg, const struct
         }
 
         if (cfg->listen_fd >= 0)
-                snprintf(s->address, sizeof s->address, "systemd socket (fd %d)", cfg->listen_fd);
+                describe_socket(cfg->listen_fd, s->address, sizeof s->address);
         else {
                 info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
                 snprintf(s->address, sizeof s->address, "%s%s%s:%u", family == AF_INET6 ? "[" : "",

@@ -356,7 +356,8 @@ static int start(struct service *s) {
         r = api_server_new(s->loop, &ac, &s->deps, &s->api);
         if (r < 0)
                 return r;       /* logged with what to do */
-        log_info("HTTP API on http://%s/v1/health", api_server_address(s->api));
+        log_info("HTTP API on http://%s/v1/health%s", api_server_address(s->api),
+                 listen_fd >= 0 ? " (socket from systemd)" : "");
 
         r = store_new(s->loop, &sc, on_store_state, s, &s->store);
         if (r < 0)

@@ -107,8 +107,8 @@ static void bind_notify(struct daemon_proc *d) {
         assert_int_equal(bind(d->notify_fd, (struct sockaddr *) &sa, sizeof sa), 0);
 }
 
-void daemon_start(struct daemon_proc *d, const char *const *extra_env, const char *const *args,
-                  bool wait_ready) {
+static void start(struct daemon_proc *d, const char *const *extra_env, const char *const *args,
+                  bool wait_ready, bool socket_activated) {
         static unsigned n;
         char listen[64];
 
@@ -141,11 +141,25 @@ void daemon_start(struct daemon_proc *d, const char *const *extra_env, const cha
                 unsetenv("INVOCATION_ID");
                 for (const char *const *e = extra_env; e && *e; e++)
                         putenv((char *) *e);
-                const char *argv[32] = { daemon };
+                const char *argv[48] = { daemon };
                 int i = 1;
-                for (const char *const *a = args; a && *a && i < 31; a++)
+                if (socket_activated) {
+                        /* systemd-socket-activate passes only the variables named with -E */
+                        static const char *const pass[] = { "NOTIFY_SOCKET", "ARBITER_DSN", "ARBITER_BUS",
+                                                            "ARBITER_MIGRATIONS", "ARBITER_LOG_LEVEL",
+                                                            "DBUS_SESSION_BUS_ADDRESS" };
+                        argv[0] = "systemd-socket-activate";
+                        argv[i++] = "-l";
+                        argv[i++] = listen;
+                        for (size_t k = 0; k < sizeof pass / sizeof pass[0]; k++) {
+                                argv[i++] = "-E";
+                                argv[i++] = pass[k];
+                        }
+                        argv[i++] = daemon;
+                }
+                for (const char *const *a = args; a && *a && i < 47; a++)
                         argv[i++] = *a;
-                execv(daemon, (char **) argv);
+                execvp(argv[0], (char **) argv);
                 _exit(127);
         }
         free(migrations);
@@ -156,6 +170,17 @@ void daemon_start(struct daemon_proc *d, const char *const *extra_env, const cha
                 free(log);
                 fail_msg("arbiterd sent no READY=1 within %d ms", HARNESS_WAIT_MS);
         }
+}
+
+void daemon_start(struct daemon_proc *d, const char *const *extra_env, const char *const *args,
+                  bool wait_ready) {
+        start(d, extra_env, args, wait_ready, false);
+}
+
+void daemon_start_socket_activated(struct daemon_proc *d, const char *const *extra_env) {
+        start(d, extra_env, NULL, false, true);
+        if (!daemon_wait_log(d, "Listening on", HARNESS_WAIT_MS))
+                fail_msg("systemd-socket-activate did not start listening");
 }
 
 /* Reads every pending notify datagram into d->notified. */

@@ -46,6 +46,10 @@ void daemon_start(struct daemon_proc *d, const char *const *extra_env, const cha
                   bool wait_ready);
 /* A cmocka teardown: kills (SIGKILL) every daemon a failed test left running. */
 int harness_kill_daemons(void **state);
+/* Starts arbiterd under systemd-socket-activate listening on d->url: the
+ * daemon is exec'd (same pid) on the first connection and must serve HTTP
+ * on the socket it inherits. */
+void daemon_start_socket_activated(struct daemon_proc *d, const char *const *extra_env);
 /* Sends sig and waits for exit; returns the exit status (or 128+signal),
  * and the time it took in µs. */
 int daemon_stop(struct daemon_proc *d, int sig, int64_t *ret_elapsed_usec);

@@ -276,6 +276,106 @@ static void database_outage_is_reported_and_survived(void **state) {
         free(dir);
 }
 
+/* systemd passes the listening socket (arbiterd.socket): HTTP is served on
+ * it, not on [http] listen. */
+static void socket_activation_serves_on_the_passed_socket(void **state) {
+        struct daemon_proc d;
+        struct http_reply r;
+        (void) state;
+
+        daemon_start_socket_activated(&d, NULL);
+        http_get(&d, "/v1/health", NULL, &r);   /* the first connection starts it */
+        assert_int_equal(r.status, 200);
+        http_reply_done(&r);
+        assert_true(daemon_wait_notify(&d, "READY=1", HARNESS_WAIT_MS));
+        assert_true(daemon_log_contains(&d, "(socket from systemd)"));
+        assert_int_equal(daemon_stop(&d, SIGTERM, NULL), 0);
+}
+
+static void watchdog_is_pinged_from_the_loop(void **state) {
+        struct daemon_proc d;
+        const char *env[] = { "WATCHDOG_USEC=400000", NULL };
+        (void) state;
+
+        daemon_start(&d, env, NULL, true);
+        assert_true(daemon_wait_notify(&d, "WATCHDOG=1", HARNESS_WAIT_MS));
+        assert_int_equal(daemon_stop(&d, SIGTERM, NULL), 0);
+}
+
+static pid_t private_bus_pid;
+
+static pid_t start_private_bus(const char *path) {
+        int st;
+        char *out = run_capture(&st, "dbus-daemon --session --fork --nopidfile --print-pid=1 --address=unix:path=%s",
+                                path);
+        assert_int_equal(st, 0);
+        pid_t pid = (pid_t) atoi(out);
+        free(out);
+        assert_true(pid > 0);
+        return pid;
+}
+
+static int stop_private_bus(void **state) {
+        harness_kill_daemons(state);
+        if (private_bus_pid > 0)
+                kill(private_bus_pid, SIGTERM);
+        private_bus_pid = 0;
+        return 0;
+}
+
+static bool wait_bus_state(const struct daemon_proc *d, const char *want) {
+        for (int i = 0; i < HARNESS_WAIT_MS / 50; i++) {
+                struct http_reply r;
+                http_get(d, "/v1/health", NULL, &r);
+                const char *s = json_string_value(json_object_get(json_object_get(r.json, "bus"), "state"));
+                bool ok = s && strcmp(s, want) == 0;
+                http_reply_done(&r);
+                if (ok)
+                        return true;
+                usleep(50000);
+        }
+        return false;
+}
+
+/* The bus goes away (dbus-daemon restarted): arbiterd keeps serving HTTP,
+ * reconnects, and owns its name again. */
+static void bus_restart_is_survived(void **state) {
+        char *dir = test_dir("bus"), *path, *env_bus;
+        struct daemon_proc d;
+        int st;
+        (void) state;
+
+        assert_true(asprintf(&path, "%s/bus", dir) > 0);
+        assert_true(asprintf(&env_bus, "DBUS_SESSION_BUS_ADDRESS=unix:path=%s", path) > 0);
+        const char *env[] = { env_bus, NULL };
+        private_bus_pid = start_private_bus(path);
+        daemon_start(&d, env, NULL, true);
+        assert_true(wait_bus_state(&d, "owned"));
+
+        kill(private_bus_pid, SIGTERM);
+        private_bus_pid = 0;
+        assert_true(wait_bus_state(&d, "connecting"));
+        struct http_reply r;
+        http_get(&d, "/v1/health", NULL, &r);
+        assert_int_equal(r.status, 200);
+        assert_string_equal(json_string_value(json_object_get(r.json, "status")), "degraded");
+        http_reply_done(&r);
+
+        unlink(path);
+        private_bus_pid = start_private_bus(path);
+        assert_true(wait_bus_state(&d, "owned"));
+        char *out = run_capture(&st, "DBUS_SESSION_BUS_ADDRESS=unix:path=%s busctl --user get-property "
+                                     "org.arbiter.Arbiter1 /org/arbiter/Arbiter1 org.arbiter.Arbiter1.Manager "
+                                     "Version 2>&1", path);
+        assert_int_equal(st, 0);
+        assert_non_null(strstr(out, ARBITER_VERSION));
+        free(out);
+        assert_int_equal(daemon_stop(&d, SIGTERM, NULL), 0);
+        free(env_bus);
+        free(path);
+        free(dir);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(version_and_help, harness_kill_daemons),
@@ -287,6 +387,9 @@ int main(void) {
                 cmocka_unit_test_teardown(migrate_only_applies_and_exits, harness_kill_daemons),
                 cmocka_unit_test_teardown(starts_and_serves_health_without_a_database, harness_kill_daemons),
                 cmocka_unit_test_teardown(database_outage_is_reported_and_survived, stop_outage_cluster),
+                cmocka_unit_test_teardown(socket_activation_serves_on_the_passed_socket, harness_kill_daemons),
+                cmocka_unit_test_teardown(watchdog_is_pinged_from_the_loop, harness_kill_daemons),
+                cmocka_unit_test_teardown(bus_restart_is_survived, stop_private_bus),
         };
         return cmocka_run_group_tests_name("lifecycle", tests, NULL, NULL);
 }
