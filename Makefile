@@ -68,7 +68,7 @@ INTEG_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(INTEG_SRCS),$(wildcard 
 TOOL_SRCS  := $(wildcard tools/*/main.c)
 TOOL_BINS  := $(patsubst tools/%/main.c,$(BUILD)/%,$(TOOL_SRCS))
 
-.PHONY: all build build-tests deps run test asan bench install clean help check-layers
+.PHONY: all build build-tests deps run test asan bench fuzz install clean help check-layers
 .DEFAULT_GOAL := all
 # Keep objects make would otherwise treat as intermediate and delete.
 .SECONDARY:
@@ -94,6 +94,33 @@ asan: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory build
 	$(Q)tests/bench/run.sh $(BUILD)
+
+# libFuzzer targets (clang): each runs FUZZ_SECONDS on its corpus in
+# tests/fuzz/corpus/NAME (seeds; inputs that crashed once are kept there for
+# good) and build-fuzz/corpus/NAME (what the fuzzer found, not committed).
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS  := $(wildcard tests/fuzz/*_fuzz.c)
+FUZZ_BINS  := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -I. -fsanitize=fuzzer,address,undefined \
+               -DARBITER_VERSION='"$(VERSION)"' -DARBITER_DATADIR='"$(DATADIR)"'
+
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
+	$(Q)for f in $(FUZZ_BINS); do n=$$(basename $$f _fuzz); mkdir -p build-fuzz/corpus/$$n; \
+	  echo "== fuzzing $$n for $(FUZZ_SECONDS) s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=tests/fuzz/corpus/$$n/crash- \
+	    build-fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>&1 | grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|==|SUMMARY)' || exit 1; done
+
+# The fuzzers link the sources they exercise directly, built with clang.
+build-fuzz/config_fuzz: tests/fuzz/config_fuzz.c daemon/config.c common/log.c
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+build-fuzz/router_fuzz: tests/fuzz/router_fuzz.c api/router.c api/routes.c api/health.c api/tokens.c api/server.c api/auth.c api/problem.c store/store.c store/migrate.c common/log.c common/loop.c
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 build: $(DAEMON) $(TOOL_BINS)
 
@@ -165,6 +192,7 @@ help:
 	@echo "make asan     the whole test suite under AddressSanitizer and UBSan"
 	@echo "make bench    benchmarks, each next to a reference measured in the same run"
 	@echo "make install  install into DESTDIR/PREFIX (binaries, unit, D-Bus policy, migrations, web)"
+	@echo "make fuzz     run each libFuzzer target for FUZZ_SECONDS (default 60)"
 	@echo "make deps     install the Debian packages needed to build, test and run"
 	@echo "make clean    remove build output"
 
