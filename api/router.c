@@ -19,7 +19,7 @@ static bool pattern_matches(const char *pattern, const char *path, struct route_
                 pattern++, path++;
                 size_t pl = seg_len(pattern), sl = seg_len(path);
                 if (pl >= 2 && pattern[0] == '{' && pattern[pl - 1] == '}') {
-                        if (sl == 0 || sl >= ROUTER_MAX_PATH || m->n_params == ROUTER_MAX_PARAMS)
+                        if (sl == 0 || sl >= ROUTER_MAX_PARAM || m->n_params == ROUTER_MAX_PARAMS)
                                 return false;
                         m->params[m->n_params].name = pattern + 1;
                         m->params[m->n_params].name_len = pl - 2;

@@ -20,6 +20,7 @@
 
 #define ROUTER_MAX_PARAMS   4
 #define ROUTER_MAX_PATH     512   /* longer paths are 404 without a scan */
+#define ROUTER_MAX_PARAM    128   /* a longer segment matches no "{name}" (ids are short) */
 #define ROUTER_ALLOW_MAX    64
 
 struct api_request;
@@ -39,7 +40,7 @@ struct route_match {
         struct {
                 const char *name;   /* points into the pattern, not NUL-terminated */
                 size_t name_len;
-                char value[ROUTER_MAX_PATH];
+                char value[ROUTER_MAX_PARAM];
         } params[ROUTER_MAX_PARAMS];
         char allow[ROUTER_ALLOW_MAX];   /* filled on ROUTER_METHOD_NOT_ALLOWED */
 };

@@ -45,7 +45,7 @@ struct config {
         unsigned max_connections;       /* max_connections = 256 (1..65536) */
         unsigned max_connections_per_ip;/* max_connections_per_ip = 64 (1..65536) */
         unsigned connection_timeout_s;  /* connection_timeout = 30 (seconds, 1..3600) */
-        size_t connection_memory;       /* connection_memory = 64K (bytes, 8K..16M) */
+        size_t connection_memory;       /* connection_memory = 16K (bytes, 8K..16M) */
         bool open_reads;                /* open_reads = yes: GETs need no token */
         char *web_root;                 /* web_root = ARBITER_DATADIR/web */
 

@@ -47,7 +47,7 @@ struct service {
         int hook_id;
 
         int64_t started_usec;           /* CLOCK_MONOTONIC */
-        time_t started_wall;
+        char started_at[32];            /* RFC 3339 UTC, for /v1/health */
         bool store_settled, bus_settled, ready_sent, stopping;
         enum store_state store_state;   /* the last one reported */
         bool outage_logged;             /* warned about this outage already */
@@ -182,16 +182,12 @@ static void on_bus_state(void *userdata, enum bus_state state, const char *detai
 static void fill_health(void *userdata, json_t *h) {
         struct service *s = userdata;
         enum store_state st = store_get_state(s->store);
-        char started[32];
-        struct tm tm;
 
-        gmtime_r(&s->started_wall, &tm);
-        strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
         json_object_set_new(h, "status", json_string(s->stopping ? "stopping"
                                                      : st == STORE_READY && bus_healthy(s) ? "ok"
                                                                                           : "degraded"));
         json_object_set_new(h, "version", json_string(ARBITER_VERSION));
-        json_object_set_new(h, "started_at", json_string(started));
+        json_object_set_new(h, "started_at", json_string(s->started_at));
         json_object_set_new(h, "uptime_s", json_integer((now_usec() - s->started_usec) / USEC_PER_SEC));
         json_object_set_new(h, "database", json_pack("{s:s, s:s}", "state", store_state_to_string(st),
                                                      "detail", store_get_detail(s->store)));
@@ -402,7 +398,9 @@ int service_run(const char *config_path, struct config *cfg) {
 
         memset(cfg, 0, sizeof *cfg);    /* ownership moved into s */
         s.started_usec = now_usec();
-        s.started_wall = time(NULL);
+        time_t now = time(NULL);
+        struct tm tm;
+        strftime(s.started_at, sizeof s.started_at, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
         signal(SIGPIPE, SIG_IGN);
 
         r = start(&s);

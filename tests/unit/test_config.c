@@ -125,7 +125,7 @@ static void test_defaults(void **state) {
         assert_int_equal(cfg.max_connections, 256);
         assert_int_equal(cfg.max_connections_per_ip, 64);
         assert_int_equal(cfg.connection_timeout_s, 30);
-        assert_int_equal(cfg.connection_memory, 64 * 1024);
+        assert_int_equal(cfg.connection_memory, 16 * 1024);
         assert_true(cfg.open_reads);
         assert_string_equal(cfg.web_root, ARBITER_DATADIR "/web");
         assert_string_equal(cfg.dsn, "dbname=arbiter");

@@ -76,6 +76,20 @@ static void path_parameters_are_extracted(void **state) {
         assert_null(route_param(&m, "idx"));
 }
 
+static void overlong_parameters_match_nothing(void **state) {
+        char path[64 + ROUTER_MAX_PARAM];
+        struct route_match m;
+        (void) state;
+
+        strcpy(path, "/v1/tokens/");
+        memset(path + strlen(path), '7', ROUTER_MAX_PARAM);
+        path[11 + ROUTER_MAX_PARAM] = '\0';
+        assert_int_equal(router_match(routes, N, "DELETE", path, &m), ROUTER_NOT_FOUND);
+        path[11 + ROUTER_MAX_PARAM - 1] = '\0';
+        assert_int_equal(router_match(routes, N, "DELETE", path, &m), ROUTER_FOUND);
+        assert_int_equal(strlen(route_param(&m, "id")), ROUTER_MAX_PARAM - 1);
+}
+
 static void overlong_and_null_paths_are_not_found(void **state) {
         char path[ROUTER_MAX_PATH + 10];
         struct route_match m;
@@ -93,6 +107,7 @@ int main(void) {
                 cmocka_unit_test(table_of_matches),
                 cmocka_unit_test(path_parameters_are_extracted),
                 cmocka_unit_test(overlong_and_null_paths_are_not_found),
+                cmocka_unit_test(overlong_parameters_match_nothing),
         };
         return cmocka_run_group_tests_name("router", tests, NULL, NULL);
 }
