@@ -32,7 +32,7 @@ trap 'exit 130' INT TERM
 echo "== starting PostgreSQL and dbus-daemon in $tmp"
 tools/pgcluster "$pg_dir" init >"$tmp/pg-init.log" 2>&1 || { cat "$tmp/pg-init.log"; exit 1; }
 tools/pgcluster "$pg_dir" start
-dbus-daemon --session --nofork --nopidfile --address="unix:path=$tmp/bus" &
+dbus-daemon --session --nofork --nopidfile --address="unix:path=$tmp/bus" 2>"$tmp/dbus.log" &
 dbus_pid=$!
 for _ in $(seq 100); do [[ -S $tmp/bus ]] && break; sleep 0.05; done
 [[ -S $tmp/bus ]] || { echo "dbus-daemon did not start" >&2; exit 1; }

@@ -26,6 +26,9 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' TERM
+# Ctrl-C reaches arbiterd too (same process group) and it stops gracefully;
+# this script only has to survive it to clean up afterwards.
+trap ':' INT
 
 "$root/tools/pgcluster" "$pg" init
 "$root/tools/pgcluster" "$pg" start
@@ -33,7 +36,7 @@ trap 'exit 130' TERM
 # The session bus if there is one we can reach, otherwise our own.
 if [[ -z ${DBUS_SESSION_BUS_ADDRESS:-} ]] || ! busctl --user status >/dev/null 2>&1; then
     rm -f "$var/bus"
-    dbus-daemon --session --nofork --nopidfile --address="unix:path=$var/bus" &
+    dbus-daemon --session --nofork --nopidfile --address="unix:path=$var/bus" 2>>"$var/dbus.log" &
     dbus_pid=$!
     for _ in $(seq 100); do [[ -S $var/bus ]] && break; sleep 0.05; done
     export DBUS_SESSION_BUS_ADDRESS="unix:path=$var/bus"
