@@ -98,6 +98,78 @@ static void sigint_exits_zero_and_says_stopping(void **state) {
         assert_non_null(strstr(d.notified, "STOPPING=1"));
 }
 
+/* SIGTERM while a request waits on the database: the request still gets
+ * its answer, then the daemon exits 0.  The wait is made real by holding a
+ * lock on api_tokens from another session. */
+static void sigterm_finishes_a_request_in_flight(void **state) {
+        char *dir = test_dir("inflight"), *env_dsn;
+        const char *db = unique_name("inflight");
+        char *dsn = create_database(db);
+        struct daemon_proc d;
+        int st;
+        (void) state;
+
+        assert_true(asprintf(&env_dsn, "ARBITER_DSN=%s", dsn) > 0);
+        const char *env[] = { env_dsn, NULL };
+        char *token = run_capture(&st, "ARBITER_DSN='%s' ARBITER_MIGRATIONS='%s/migrations' ARBITER_BUS=none "
+                                       "'%s' --create-token admin inflight 2>/dev/null",
+                                  dsn, harness_env("ARBITER_TEST_ROOT"), harness_env("ARBITER_TEST_DAEMON"));
+        assert_int_equal(st, 0);
+        token[strcspn(token, "\n")] = '\0';
+        daemon_start(&d, env, NULL, true);
+        assert_true(wait_tokens_loaded(&d, HARNESS_WAIT_MS));
+
+        /* another session holds the table for 2 s */
+        assert_int_equal(run_cmd("psql '%s' -q -c 'BEGIN; LOCK TABLE api_tokens IN ACCESS EXCLUSIVE MODE; "
+                                 "SELECT pg_sleep(2); COMMIT;' >/dev/null 2>&1 &", dsn), 0);
+        bool locked = false;
+        for (int i = 0; i < HARNESS_WAIT_MS / 20 && !locked; i++) {
+                char *n = run_capture(&st, "psql '%s' -tA -c \"SELECT count(*) FROM pg_locks l JOIN pg_class c "
+                                           "ON c.oid = l.relation WHERE c.relname = 'api_tokens' "
+                                           "AND l.mode = 'AccessExclusiveLock' AND l.granted\"", dsn);
+                locked = atoi(n) == 1;
+                free(n);
+                if (!locked)
+                        usleep(20000);
+        }
+        assert_true(locked);
+
+        /* a read that must wait for the lock */
+        assert_int_equal(run_cmd("curl -s -o '%s/body' -w '%%{http_code}' -H 'Authorization: Bearer %s' "
+                                 "'%s/v1/tokens' > '%s/code' 2>/dev/null &", dir, token, d.url, dir), 0);
+        bool in_flight = false;
+        for (int i = 0; i < HARNESS_WAIT_MS / 20 && !in_flight; i++) {
+                struct http_reply r;
+                http_get(&d, "/v1/health", NULL, &r);
+                /* the health request counts itself */
+                in_flight = json_integer_value(json_object_get(json_object_get(r.json, "http"),
+                                                               "active_requests")) >= 2;
+                http_reply_done(&r);
+                if (!in_flight)
+                        usleep(20000);
+        }
+        assert_true(in_flight);
+
+        assert_int_equal(daemon_stop(&d, SIGTERM, NULL), 0);
+        char *code = NULL;
+        for (int i = 0; i < HARNESS_WAIT_MS / 20; i++) {    /* curl writes once it has the reply */
+                free(code);
+                code = run_capture(&st, "cat '%s/code' 2>/dev/null", dir);
+                if (*code)
+                        break;
+                usleep(20000);
+        }
+        assert_string_equal(code, "200");
+        free(code);
+        char *body = run_capture(&st, "cat '%s/body'", dir);
+        assert_non_null(strstr(body, "\"inflight\""));
+        free(body);
+        free(token);
+        free(env_dsn);
+        free(dsn);
+        free(dir);
+}
+
 /* SIGHUP re-reads the file: a good change applies, a bad file is refused
  * and the daemon keeps running with what it had. */
 static void sighup_reloads_and_survives_a_bad_file(void **state) {
@@ -382,6 +454,7 @@ int main(void) {
                 cmocka_unit_test_teardown(bad_config_exits_78_with_file_and_line, harness_kill_daemons),
                 cmocka_unit_test_teardown(sigterm_exits_zero_within_a_second, harness_kill_daemons),
                 cmocka_unit_test_teardown(sigint_exits_zero_and_says_stopping, harness_kill_daemons),
+                cmocka_unit_test_teardown(sigterm_finishes_a_request_in_flight, harness_kill_daemons),
                 cmocka_unit_test_teardown(sighup_reloads_and_survives_a_bad_file, harness_kill_daemons),
                 cmocka_unit_test_teardown(changed_applied_migration_refuses_start, harness_kill_daemons),
                 cmocka_unit_test_teardown(migrate_only_applies_and_exits, harness_kill_daemons),
