@@ -483,27 +483,25 @@ int api_server_new(struct loop *loop, const struct api_config *cfg, const struct
         s->deps = deps;
         s->hook_id = -1;
 
-        if (cfg->listen_fd >= 0)
-                s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
-                                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket) cfg->listen_fd,
-                                          MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
-                                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->max_connections_per_ip,
-                                          MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s,
-                                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->connection_memory,
-                                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-                                          MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
-                                          MHD_OPTION_END);
-        else
-                s->mhd = MHD_start_daemon(flags, cfg->port, NULL, NULL, on_request, s,
-                                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &ss,
-                                          MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned) LISTEN_BACKLOG,
-                                          MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
-                                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->max_connections_per_ip,
-                                          MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s,
-                                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->connection_memory,
-                                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-                                          MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
-                                          MHD_OPTION_END);
+        /* Where to listen: systemd's socket, or our own bound to cfg. */
+        struct MHD_OptionItem where[] = {
+                cfg->listen_fd >= 0
+                        ? (struct MHD_OptionItem) { MHD_OPTION_LISTEN_SOCKET, cfg->listen_fd, NULL }
+                        : (struct MHD_OptionItem) { MHD_OPTION_SOCK_ADDR, 0, &ss },
+                cfg->listen_fd >= 0
+                        ? (struct MHD_OptionItem) { MHD_OPTION_END, 0, NULL }
+                        : (struct MHD_OptionItem) { MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL },
+                { MHD_OPTION_END, 0, NULL },
+        };
+        s->mhd = MHD_start_daemon(flags, cfg->port, NULL, NULL, on_request, s,
+                                  MHD_OPTION_ARRAY, where,
+                                  MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
+                                  MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->max_connections_per_ip,
+                                  MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s,
+                                  MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->connection_memory,
+                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                  MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+                                  MHD_OPTION_END);
         if (!s->mhd) {
                 int err = errno ? errno : EADDRINUSE;
                 free(s);

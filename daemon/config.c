@@ -34,6 +34,8 @@
 #include <syslog.h>
 #include <sys/socket.h>
 
+#include "common/errbuf.h"
+
 #ifndef ARBITER_DATADIR
 #define ARBITER_DATADIR "/usr/local/share/arbiter"
 #endif
@@ -193,18 +195,6 @@ static char *strip(char *s) {
         return s;
 }
 
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-
-static void set_error(char *err, size_t errlen, const char *fmt, ...) {
-        va_list ap;
-
-        if (!err || errlen == 0)
-                return;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-}
 
 /* Puts user text into a message in double quotes, with control bytes,
  * quotes and backslashes escaped and the text cut after QUOTE_SHOWN bytes,
@@ -572,7 +562,7 @@ static int parse_error(struct parser *p, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
-        set_error(p->err, p->errlen, "%s:%u: %s", p->name, p->line, msg);
+        errbuf_set(p->err, p->errlen, "%s:%u: %s", p->name, p->line, msg);
         return -EINVAL;
 }
 
@@ -731,7 +721,7 @@ static int read_file(const char *path, char **ret_text, size_t *ret_len, char *e
         f = fopen(path, "re");
         if (!f) {
                 r = -errno;
-                set_error(err, errlen, "%s: cannot open: %s", path, strerror(-r));
+                errbuf_set(err, errlen, "%s: cannot open: %s", path, strerror(-r));
                 return r;
         }
         while (r == 0) {
@@ -768,10 +758,10 @@ static int read_file(const char *path, char **ret_text, size_t *ret_len, char *e
         if (r < 0) {
                 free(text);
                 if (r == -EFBIG)
-                        set_error(err, errlen, "%s: larger than %" PRIu64 " bytes; not a configuration file?",
+                        errbuf_set(err, errlen, "%s: larger than %" PRIu64 " bytes; not a configuration file?",
                                   path, CONFIG_FILE_MAX);
                 else
-                        set_error(err, errlen, "%s: cannot read: %s", path, strerror(-r));
+                        errbuf_set(err, errlen, "%s: cannot read: %s", path, strerror(-r));
                 return r;
         }
         *ret_text = text;
@@ -812,13 +802,13 @@ int config_apply_env(struct config *cfg, char *err, size_t errlen) {
                 if (!v || *v == '\0')
                         continue;
                 if (strlen(v) > CONFIG_LINE_MAX) {
-                        set_error(err, errlen, "%s: value is longer than %d bytes",
+                        errbuf_set(err, errlen, "%s: value is longer than %d bytes",
                                   k->env, CONFIG_LINE_MAX);
                         return -EINVAL;
                 }
                 r = set_value(cfg, k, v, msg, sizeof msg);
                 if (r < 0) {
-                        set_error(err, errlen, "%s: %s", k->env, msg);
+                        errbuf_set(err, errlen, "%s: %s", k->env, msg);
                         return r;
                 }
         }
@@ -836,7 +826,7 @@ static int load_text(struct config *cfg, const char *name, const char *text, siz
         memset(cfg, 0, sizeof *cfg);
         r = config_defaults(&tmp);
         if (r < 0) {
-                set_error(err, errlen, "%s: out of memory", name ? name : "defaults");
+                errbuf_set(err, errlen, "%s: out of memory", name ? name : "defaults");
                 return r;
         }
         if (text) {
@@ -878,7 +868,7 @@ int config_parse_string(struct config *cfg, const char *name, const char *text,
                         char *err, size_t errlen) {
         if (!text) {
                 memset(cfg, 0, sizeof *cfg);
-                set_error(err, errlen, "%s: no text", name ? name : "(string)");
+                errbuf_set(err, errlen, "%s: no text", name ? name : "(string)");
                 return -EINVAL;
         }
         return load_text(cfg, name ? name : "(string)", text, strlen(text), false, err, errlen);

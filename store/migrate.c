@@ -13,21 +13,12 @@
 #include <unistd.h>
 #include <openssl/evp.h>
 
+#include "common/errbuf.h"
+
 /* "NNNN_": four digits and the underscore. */
 #define MIGRATE_VERSION_DIGITS 4
 #define MIGRATE_SUFFIX ".sql"
 
-/* err is optional: callers that only want the verdict pass NULL. */
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-        va_list ap;
-
-        if (!err || errlen == 0)
-                return;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-}
 
 static bool ends_with(const char *s, const char *suffix) {
         size_t n = strlen(s), m = strlen(suffix);
@@ -100,7 +91,7 @@ int migrate_sort_and_check(struct migration_list *list, char *err, size_t errlen
         for (size_t i = 0; i < list->n; i++) {
                 struct migration *m = &list->items[i];
                 if (migrate_parse_name(m->name, &m->version) < 0) {
-                        set_err(err, errlen,
+                        errbuf_set(err, errlen,
                                 "\"%s\" is not a migration file name: expected NNNN_description.sql "
                                 "(NNNN from 0001 to 9999; description of lowercase letters, digits and _); "
                                 "rename it, or move it out of the migrations directory",
@@ -112,7 +103,7 @@ int migrate_sort_and_check(struct migration_list *list, char *err, size_t errlen
                 qsort(list->items, list->n, sizeof list->items[0], cmp_migration);
         for (size_t i = 1; i < list->n; i++)
                 if (list->items[i].version == list->items[i - 1].version) {
-                        set_err(err, errlen,
+                        errbuf_set(err, errlen,
                                 "migrations %s and %s share version %d: give the one that was not "
                                 "released yet the next free number",
                                 list->items[i - 1].name, list->items[i].name, list->items[i].version);
@@ -134,19 +125,19 @@ static int read_migration(int dir_fd, const char *dir, const char *name, struct 
         fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
                 r = -errno;
-                set_err(err, errlen, "cannot open migration %s/%s: %s", dir, name, strerror(-r));
+                errbuf_set(err, errlen, "cannot open migration %s/%s: %s", dir, name, strerror(-r));
                 return r;
         }
         if (fstat(fd, &st) < 0) {
                 r = -errno;
                 close(fd);
-                set_err(err, errlen, "cannot stat migration %s/%s: %s", dir, name, strerror(-r));
+                errbuf_set(err, errlen, "cannot stat migration %s/%s: %s", dir, name, strerror(-r));
                 return r;
         }
         buf = malloc((size_t) st.st_size + 1);
         if (!buf) {
                 close(fd);
-                set_err(err, errlen, "out of memory reading migration %s/%s", dir, name);
+                errbuf_set(err, errlen, "out of memory reading migration %s/%s", dir, name);
                 return -ENOMEM;
         }
         while (len < (size_t) st.st_size) {
@@ -157,7 +148,7 @@ static int read_migration(int dir_fd, const char *dir, const char *name, struct 
                         r = k < 0 ? -errno : -EIO;
                         close(fd);
                         free(buf);
-                        set_err(err, errlen, "cannot read migration %s/%s: %s", dir, name,
+                        errbuf_set(err, errlen, "cannot read migration %s/%s: %s", dir, name,
                                 k < 0 ? strerror(-r) : "file shrank while being read");
                         return r;
                 }
@@ -168,20 +159,20 @@ static int read_migration(int dir_fd, const char *dir, const char *name, struct 
 
         if (memchr(buf, '\0', len)) {
                 free(buf);
-                set_err(err, errlen, "migration %s/%s contains a NUL byte: it must be plain SQL text",
+                errbuf_set(err, errlen, "migration %s/%s contains a NUL byte: it must be plain SQL text",
                         dir, name);
                 return -EINVAL;
         }
         r = migrate_checksum(buf, len, m->checksum);
         if (r < 0) {
                 free(buf);
-                set_err(err, errlen, "cannot compute the SHA-256 of migration %s/%s", dir, name);
+                errbuf_set(err, errlen, "cannot compute the SHA-256 of migration %s/%s", dir, name);
                 return r;
         }
         m->name = strdup(name);
         if (!m->name) {
                 free(buf);
-                set_err(err, errlen, "out of memory reading migration %s/%s", dir, name);
+                errbuf_set(err, errlen, "out of memory reading migration %s/%s", dir, name);
                 return -ENOMEM;
         }
         m->sql = buf;
@@ -202,13 +193,13 @@ int migrate_scan_dir(const char *dir, struct migration_list *ret, char *err, siz
         if (!d) {
                 r = -errno;
                 if (r == -ENOENT)
-                        set_err(err, errlen,
+                        errbuf_set(err, errlen,
                                 "migrations directory %s does not exist: point database.migrations "
                                 "(or ARBITER_MIGRATIONS) at the directory that holds the "
                                 "NNNN_description.sql files",
                                 dir);
                 else
-                        set_err(err, errlen, "cannot open migrations directory %s: %s", dir, strerror(-r));
+                        errbuf_set(err, errlen, "cannot open migrations directory %s: %s", dir, strerror(-r));
                 return r;
         }
 
@@ -220,7 +211,7 @@ int migrate_scan_dir(const char *dir, struct migration_list *ret, char *err, siz
                         continue;
                 if (fstatat(dirfd(d), de->d_name, &st, 0) < 0) {
                         r = -errno;
-                        set_err(err, errlen, "cannot stat %s/%s: %s", dir, de->d_name, strerror(-r));
+                        errbuf_set(err, errlen, "cannot stat %s/%s: %s", dir, de->d_name, strerror(-r));
                         goto fail;
                 }
                 if (!S_ISREG(st.st_mode))
@@ -230,7 +221,7 @@ int migrate_scan_dir(const char *dir, struct migration_list *ret, char *err, siz
                         struct migration *items = realloc(list.items, ncap * sizeof *items);
                         if (!items) {
                                 r = -ENOMEM;
-                                set_err(err, errlen, "out of memory scanning %s", dir);
+                                errbuf_set(err, errlen, "out of memory scanning %s", dir);
                                 goto fail;
                         }
                         list.items = items;
@@ -245,7 +236,7 @@ int migrate_scan_dir(const char *dir, struct migration_list *ret, char *err, siz
         }
         if (errno != 0) {
                 r = -errno;
-                set_err(err, errlen, "cannot read migrations directory %s: %s", dir, strerror(-r));
+                errbuf_set(err, errlen, "cannot read migrations directory %s: %s", dir, strerror(-r));
                 goto fail;
         }
         closedir(d);
@@ -282,7 +273,7 @@ int migrate_plan(const struct migration_list *files, const struct migration_list
 
         for (size_t j = 1; j < applied->n; j++)
                 if (applied->items[j].version <= applied->items[j - 1].version) {
-                        set_err(err, errlen, "schema_migrations lists version %d after version %d: "
+                        errbuf_set(err, errlen, "schema_migrations lists version %d after version %d: "
                                 "the applied rows must be unique and read in ascending order",
                                 applied->items[j].version, applied->items[j - 1].version);
                         return -EINVAL;
@@ -292,7 +283,7 @@ int migrate_plan(const struct migration_list *files, const struct migration_list
                 const struct migration *a = &applied->items[j];
 
                 if (i < files->n && files->items[i].version < a->version) {
-                        set_err(err, errlen,
+                        errbuf_set(err, errlen,
                                 "migration %s was never applied, but the newer %s (version %d) was: "
                                 "a migration cannot be inserted before one that is already applied; "
                                 "renumber %s above %d",
@@ -302,14 +293,14 @@ int migrate_plan(const struct migration_list *files, const struct migration_list
                 }
                 if (i == files->n || files->items[i].version > a->version) {
                         if (files->n == 0 || a->version > files->items[files->n - 1].version)
-                                set_err(err, errlen,
+                                errbuf_set(err, errlen,
                                         "the database has migration %s (version %d), which this arbiterd "
                                         "does not know (its newest is %s): a newer arbiterd has migrated "
                                         "this database; run that version, or use another database",
                                         a->name, a->version,
                                         files->n ? files->items[files->n - 1].name : "none");
                         else
-                                set_err(err, errlen,
+                                errbuf_set(err, errlen,
                                         "migration %s (version %d) is recorded as applied, but there is no "
                                         "file for it: restore the released file into the migrations directory",
                                         a->name, a->version);
@@ -318,14 +309,14 @@ int migrate_plan(const struct migration_list *files, const struct migration_list
 
                 const struct migration *f = &files->items[i];
                 if (strcmp(f->name, a->name) != 0) {
-                        set_err(err, errlen,
+                        errbuf_set(err, errlen,
                                 "migration version %d was applied as %s, but the file is now named %s: "
                                 "restore the released file name",
                                 a->version, a->name, f->name);
                         return -EINVAL;
                 }
                 if (strcmp(f->checksum, a->checksum) != 0) {
-                        set_err(err, errlen,
+                        errbuf_set(err, errlen,
                                 "migration %s was changed after it was applied to this database "
                                 "(checksum %.*s… on disk, %.*s… applied): restore the released file "
                                 "and add a new migration instead",
