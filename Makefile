@@ -65,8 +65,11 @@ UNIT_BINS  := $(UNIT_SRCS:%.c=$(BUILD)/%)
 INTEG_SRCS := $(wildcard tests/integration/test_*.c)
 INTEG_BINS := $(INTEG_SRCS:%.c=$(BUILD)/%)
 INTEG_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(INTEG_SRCS),$(wildcard tests/integration/*.c)))
-TOOL_SRCS  := $(wildcard tools/*/main.c)
-TOOL_BINS  := $(patsubst tools/%/main.c,$(BUILD)/%,$(TOOL_SRCS))
+# A tool is a directory tools/NAME/ of .c files, linked into $(BUILD)/NAME.
+TOOL_DIRS  := $(patsubst %/main.c,%,$(wildcard tools/*/main.c))
+TOOL_BINS  := $(patsubst tools/%,$(BUILD)/%,$(TOOL_DIRS))
+BENCH_SRCS := $(wildcard tests/bench/bench_*.c)
+BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 
 .PHONY: all build build-tests deps run test asan bench fuzz install clean help check-layers
 .DEFAULT_GOAL := all
@@ -92,7 +95,7 @@ asan: deps
 	  tests/run.sh build-asan
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory build
+	$(Q)$(MAKE) --no-print-directory build $(BENCH_BINS)
 	$(Q)tests/bench/run.sh $(BUILD)
 
 # libFuzzer targets (clang): each runs FUZZ_SECONDS on its corpus in
@@ -140,7 +143,14 @@ $(DAEMON): $(BUILD)/daemon/main.o $(LIB)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/%: $(BUILD)/tools/%/main.o $(LIB)
+define tool_rule
+$(BUILD)/$(notdir $(1)): $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(1)/*.c)) $(LIB)
+	@echo "  LINK    $$@"
+	$(Q)$(CC) $(SANFLAGS) -o $$@ $$^ $(PKG_LIBS) -lm
+endef
+$(foreach t,$(TOOL_DIRS),$(eval $(call tool_rule,$(t))))
+
+$(BUILD)/tests/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 

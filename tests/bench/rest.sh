@@ -1,0 +1,295 @@
+#!/usr/bin/env bash
+# tests/bench/rest.sh [BUILD_DIR] — the REST benchmark of issue 2 (`make bench`).
+#
+# Measures GET /v1/health on arbiterd against nginx serving the same JSON as a
+# static file, on this machine, in the same run, with the same wrk settings:
+# requests per second and p50/p99 latency for both, the ratio, and arbiterd's
+# resident memory when idle and at its peak.  Targets are reported as met or
+# not met; missing one is not a failure (benchmarks report, tests assert).  The
+# exit status is non-zero only when the benchmark could not run.
+#
+# It starts a throwaway PostgreSQL (tools/pgcluster), arbiterd on a free
+# loopback port with no D-Bus, and nginx with one worker (arbiterd serves from
+# one thread); everything lives in one temporary directory.  Every process is
+# stopped on exit, also on failure or Ctrl-C; the directory is removed after a
+# successful run and kept (its path printed) after a failure, for the logs.
+#
+# Environment (defaults in brackets):
+#   DURATION     wrk run per target [10s]        WARMUP   warm-up per target [2s]
+#   CONNECTIONS  wrk connections [64]            THREADS  wrk threads [2]
+#   PGCLUSTER    the cluster helper [tools/pgcluster]
+#   KEEP_LOGS    when 1, keep the temporary directory and print its path
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+DURATION=${DURATION:-10s}
+WARMUP=${WARMUP:-2s}
+CONNECTIONS=${CONNECTIONS:-64}
+THREADS=${THREADS:-2}
+PGCLUSTER=${PGCLUSTER:-$ROOT/tools/pgcluster}
+KEEP_LOGS=${KEEP_LOGS:-0}
+
+# Targets from issue 2.
+TARGET_RATIO=0.8        # arbiterd req/s at least this fraction of nginx's
+TARGET_P99_MS=5         # arbiterd p99 latency below this
+TARGET_RSS_MIB=16       # arbiterd idle resident memory below this
+IDLE_SECONDS=2          # idle time before the RSS sample
+START_TIMEOUT_S=30      # for the daemon's first /v1/health answer
+STOP_TIMEOUT_S=15       # SIGTERM → exit; above the daemon's 10 s shutdown bound
+HEALTH_PATH=/v1/health
+
+tmp=""
+daemon_pid=""
+nginx_pid=""
+pg_started=0
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# Stops one process we started: SIGTERM, then SIGKILL after a timeout.
+stop_pid() {    # stop_pid PID NAME TIMEOUT_S
+        local pid=$1 name=$2 i
+        kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+        kill -TERM "$pid" 2>/dev/null || true
+        for ((i = 0; i < $3 * 10; i++)); do
+                kill -0 "$pid" 2>/dev/null || break
+                sleep 0.1
+        done
+        if kill -0 "$pid" 2>/dev/null; then
+                log "$name (pid $pid) ignored SIGTERM for $3 s; killing it"
+                kill -KILL "$pid" 2>/dev/null || true
+        fi
+        wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+        local status=$?
+        [[ -n $daemon_pid ]] && stop_pid "$daemon_pid" arbiterd "$STOP_TIMEOUT_S"
+        [[ -n $nginx_pid ]] && stop_pid "$nginx_pid" nginx 5
+        if [[ $pg_started == 1 ]]; then
+                "$PGCLUSTER" "$tmp/pg" stop >/dev/null 2>&1 || log "tools/pgcluster stop failed"
+        fi
+        if [[ -n $tmp ]]; then
+                if [[ $KEEP_LOGS == 1 || $status != 0 ]]; then
+                        log "logs kept in $tmp"
+                else
+                        rm -rf "$tmp"
+                fi
+        fi
+}
+
+need() {        # need TOOL PACKAGE
+        command -v "$1" >/dev/null 2>&1 || die "$1 not found: apt-get install $2 (or make deps)"
+}
+
+# A TCP port on 127.0.0.1 that nothing uses now (a small race is acceptable
+# for a benchmark: a clash fails loudly at bind time).
+free_port() {
+        local p i
+        for i in $(seq 200); do
+                p=$((20000 + RANDOM % 40000))
+                if ! ss -Htan "sport = :$p" | grep -q .; then
+                        echo "$p"
+                        return 0
+                fi
+        done
+        die "no free TCP port found"
+}
+
+# Waits until URL answers 2xx while PID lives.
+wait_http() {   # wait_http URL PID NAME TIMEOUT_S
+        local i
+        for ((i = 0; i < $4 * 10; i++)); do
+                curl -fsS -o /dev/null --max-time 1 "$1" 2>/dev/null && return 0
+                kill -0 "$2" 2>/dev/null || die "$3 exited before answering $1 (log: $tmp/$3.log)"
+                sleep 0.1
+        done
+        die "$3 did not answer $1 within $4 s (log: $tmp/$3.log)"
+}
+
+start_postgres() {
+        [[ -x $PGCLUSTER ]] || die "$PGCLUSTER not found or not executable"
+        "$PGCLUSTER" "$tmp/pg" init >"$tmp/pg-init.log" 2>&1 ||
+                { cat "$tmp/pg-init.log" >&2; die "tools/pgcluster init failed"; }
+        pg_started=1
+        "$PGCLUSTER" "$tmp/pg" start >"$tmp/pg-start.log" 2>&1 ||
+                { cat "$tmp/pg-start.log" >&2; die "tools/pgcluster start failed"; }
+        DSN=$("$PGCLUSTER" "$tmp/pg" dsn 2>>"$tmp/pg-start.log") || die "tools/pgcluster dsn failed"
+}
+
+start_daemon() {        # start_daemon BUILD_DIR
+        local bin=$1/arbiterd
+        [[ -x $bin ]] || die "$bin not found: build it first (make)"
+        DAEMON_PORT=$(free_port)
+        ARBITER_DSN=$DSN ARBITER_LISTEN=127.0.0.1:$DAEMON_PORT ARBITER_BUS=none \
+        ARBITER_MIGRATIONS=$ROOT/migrations ARBITER_LOG_LEVEL=warning \
+                "$bin" >"$tmp/arbiterd.log" 2>&1 </dev/null &
+        daemon_pid=$!
+        wait_http "http://127.0.0.1:$DAEMON_PORT$HEALTH_PATH" "$daemon_pid" arbiterd "$START_TIMEOUT_S"
+}
+
+# The same bytes and Content-Type as the daemon's answer, for nginx to serve.
+capture_health() {
+        local type
+        mkdir -p "$tmp/www${HEALTH_PATH%/*}"
+        type=$(curl -fsS -o "$tmp/www$HEALTH_PATH" -w '%{content_type}' \
+                "http://127.0.0.1:$DAEMON_PORT$HEALTH_PATH") || die "could not fetch $HEALTH_PATH"
+        HEALTH_TYPE=${type%%;*}
+        [[ $HEALTH_TYPE == application/json ]] ||
+                log "warning: $HEALTH_PATH answered Content-Type '$type', not application/json"
+        chmod -R a+rX "$tmp/www"        # nginx's worker may run as nobody
+}
+
+write_nginx_conf() {
+        local d=$tmp/nginx
+        mkdir -p "$d"
+        cat >"$d/nginx.conf" <<EOF
+# One worker: arbiterd serves from one thread (issue 2).
+worker_processes 1;
+daemon off;
+pid $d/nginx.pid;
+error_log $d/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $d/body;
+    proxy_temp_path $d/proxy;
+    fastcgi_temp_path $d/fastcgi;
+    uwsgi_temp_path $d/uwsgi;
+    scgi_temp_path $d/scgi;
+    types { }
+    default_type $HEALTH_TYPE;
+    # wrk keeps its connections open; do not make nginx reconnect every
+    # 1000 requests when arbiterd does not.
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        root $tmp/www;
+    }
+}
+EOF
+}
+
+start_nginx() {
+        need nginx nginx-light
+        NGINX_PORT=$(free_port)
+        write_nginx_conf
+        nginx -p "$tmp/nginx" -e "$tmp/nginx/error.log" -c "$tmp/nginx/nginx.conf" \
+                >"$tmp/nginx.log" 2>&1 </dev/null &
+        nginx_pid=$!
+        wait_http "http://127.0.0.1:$NGINX_PORT$HEALTH_PATH" "$nginx_pid" nginx 10
+        local type
+        type=$(curl -fsS -o /dev/null -w '%{content_type}' "http://127.0.0.1:$NGINX_PORT$HEALTH_PATH")
+        [[ $type == "$HEALTH_TYPE" ]] || log "warning: nginx answers Content-Type '$type', arbiterd '$HEALTH_TYPE'"
+}
+
+proc_kib() {    # proc_kib PID FIELD → KiB from /proc/PID/status
+        awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
+}
+
+# A server that died under load is a finding, not noise.  (Ctrl-C also ends
+# here: wrk catches SIGINT and exits 0, so bash runs no INT trap, but the
+# servers in the same process group stop.)
+still_running() {       # still_running PID NAME
+        kill -0 "$1" 2>/dev/null || die "$2 exited during the run (interrupted?); log: $tmp/$2.log"
+}
+
+# Runs wrk against NAME (process PID) and leaves its report in wrk-NAME.txt.
+run_wrk() {     # run_wrk NAME PID URL
+        local out=$tmp/wrk-$1.txt
+        log "wrk against $1 ($WARMUP warm-up, $DURATION run)"
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$3" >/dev/null 2>&1 ||
+                die "wrk warm-up against $1 failed"
+        still_running "$2" "$1"
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$3" >"$out" 2>&1 ||
+                { cat "$out" >&2; die "wrk against $1 failed"; }
+        still_running "$2" "$1"
+}
+
+# wrk prints latencies as 123.45us, 1.23ms, 1.02s or 1.5m.
+parse_wrk() {   # parse_wrk FILE
+        awk '
+        function ms(v) {
+                if (v ~ /us$/) return v / 1000
+                if (v ~ /ms$/) return v + 0
+                if (v ~ /m$/)  return v * 60000
+                if (v ~ /s$/)  return v * 1000
+                return -1
+        }
+        /Latency Distribution/ { dist = 1 }
+        dist && $1 == "50%" { p50 = ms($2) }
+        dist && $1 == "99%" { p99 = ms($2) }
+        $1 == "Requests/sec:" { rps = $2 }
+        /Non-2xx or 3xx responses:/ { errors += $NF }
+        /Socket errors:/ { for (i = 4; i <= NF; i += 2) errors += $i }
+        END {
+                if (rps == "" || p50 == "" || p99 == "") exit 1
+                printf "%s %.3f %.3f %d\n", rps, p50, p99, errors
+        }' "$1" || die "could not parse wrk output in $1"
+}
+
+verdict() {     # verdict CONDITION → met / NOT met
+        if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; fi
+}
+
+report() {
+        local d_rps d_p50 d_p99 d_err n_rps n_p50 n_p99 n_err ratio idle_mib peak_mib
+        read -r d_rps d_p50 d_p99 d_err <<<"$DAEMON_RESULT"
+        read -r n_rps n_p50 n_p99 n_err <<<"$NGINX_RESULT"
+        ratio=$(awk -v a="$d_rps" -v b="$n_rps" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }')
+        idle_mib=$(awk -v k="$IDLE_RSS_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
+        peak_mib=$(awk -v k="$PEAK_RSS_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
+
+        echo
+        echo "REST benchmark: GET $HEALTH_PATH, wrk -t$THREADS -c$CONNECTIONS -d$DURATION" \
+             "(after a $WARMUP warm-up), $(nproc) CPUs"
+        printf '%-10s %12s %10s %10s %8s\n' target req/s "p50 ms" "p99 ms" errors
+        printf '%-10s %12.0f %10.3f %10.3f %8d\n' arbiterd "$d_rps" "$d_p50" "$d_p99" "$d_err"
+        printf '%-10s %12.0f %10.3f %10.3f %8d\n' nginx "$n_rps" "$n_p50" "$n_p99" "$n_err"
+        echo
+        # Verdicts on the unrounded figures: 0.797 must not pass as "0.80".
+        printf 'req/s ratio arbiterd/nginx  %6s   target >= %s      %s\n' \
+                "$ratio" "$TARGET_RATIO" "$(verdict "$d_rps >= $TARGET_RATIO * $n_rps")"
+        printf 'arbiterd p99 latency        %6.3f ms  target < %s ms    %s\n' \
+                "$d_p99" "$TARGET_P99_MS" "$(verdict "$d_p99 < $TARGET_P99_MS")"
+        printf 'arbiterd idle RSS (VmRSS)   %6s MiB target < %s MiB  %s\n' \
+                "$idle_mib" "$TARGET_RSS_MIB" "$(verdict "$IDLE_RSS_KIB < $TARGET_RSS_MIB * 1024")"
+        printf 'arbiterd peak RSS (VmHWM)   %6s MiB (after the load; no target)\n' "$peak_mib"
+        if [[ $d_err != 0 || $n_err != 0 ]]; then
+                echo "note: errors are non-2xx answers plus socket errors; see $tmp/wrk-*.txt"
+                KEEP_LOGS=1
+        fi
+}
+
+main() {
+        local build=${1:-build}
+        [[ $build == /* ]] || build=$ROOT/$build
+        need wrk wrk
+        need curl curl
+        need ss iproute2
+        tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbiter-bench.XXXXXX")
+        chmod 0755 "$tmp"       # nginx's worker and the postgres user read below it
+        trap cleanup EXIT
+        trap 'exit 130' INT TERM
+
+        [[ -x $build/arbiterd ]] || die "$build/arbiterd not found: build it first (make)"
+        log "starting PostgreSQL"
+        start_postgres
+        log "starting arbiterd"
+        start_daemon "$build"
+        capture_health
+        sleep "$IDLE_SECONDS"
+        IDLE_RSS_KIB=$(proc_kib "$daemon_pid" VmRSS)
+        log "starting nginx"
+        start_nginx
+
+        run_wrk arbiterd "$daemon_pid" "http://127.0.0.1:$DAEMON_PORT$HEALTH_PATH"
+        PEAK_RSS_KIB=$(proc_kib "$daemon_pid" VmHWM)
+        run_wrk nginx "$nginx_pid" "http://127.0.0.1:$NGINX_PORT$HEALTH_PATH"
+        DAEMON_RESULT=$(parse_wrk "$tmp/wrk-arbiterd.txt")
+        NGINX_RESULT=$(parse_wrk "$tmp/wrk-nginx.txt")
+        report
+}
+
+main "$@"
