@@ -120,6 +120,12 @@ build-fuzz/config_fuzz: tests/fuzz/config_fuzz.c daemon/config.c common/log.c
 	@echo "  FUZZ    $@"
 	$(Q)clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# The frame codec is pure (libc only): no library flags.
+build-fuzz/frame_fuzz: tests/fuzz/frame_fuzz.c hardware/frame.c
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^
+
 build-fuzz/router_fuzz: tests/fuzz/router_fuzz.c api/router.c api/routes.c api/health.c api/tokens.c api/server.c api/auth.c api/problem.c store/store.c store/migrate.c common/log.c common/loop.c
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"

@@ -26,6 +26,7 @@
 #include "api/router.h"
 
 struct loop;
+struct padbus;
 struct store;
 struct api_server;
 struct MHD_Connection;
@@ -47,6 +48,7 @@ struct api_config {
 struct api_deps {
         struct store *store;
         struct auth *auth;
+        struct padbus *pads;
         /* Fills the daemon-wide members of GET /v1/health. */
         void (*health)(void *userdata, json_t *health);
         void *userdata;

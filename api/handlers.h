@@ -10,6 +10,10 @@ void handle_tokens_list(struct api_request *req);
 void handle_tokens_create(struct api_request *req);
 void handle_token_get(struct api_request *req);
 void handle_token_revoke(struct api_request *req);
+void handle_pads_list(struct api_request *req);
+void handle_pad_get(struct api_request *req);
+void handle_pad_identify(struct api_request *req);
+void handle_presses_list(struct api_request *req);
 
 /* Shared replies. */
 void reply_store_error(struct api_request *req, int r);

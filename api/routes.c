@@ -12,6 +12,10 @@ const struct route api_routes[] = {
         { "POST",   "/v1/tokens",      handle_tokens_create, AUTH_ROLE_ADMIN, "create a token: {name, role}" },
         { "GET",    "/v1/tokens/{id}", handle_token_get,     AUTH_ROLE_ADMIN, "one token" },
         { "DELETE", "/v1/tokens/{id}", handle_token_revoke,  AUTH_ROLE_ADMIN, "revoke a token" },
+        { "GET",    "/v1/pads",        handle_pads_list,     AUTH_ROLE_DISPLAY, "pads and ports, with clocks and fault counters" },
+        { "GET",    "/v1/pads/{id}",   handle_pad_get,       AUTH_ROLE_DISPLAY, "one pad" },
+        { "POST",   "/v1/pads/{id}/identify", handle_pad_identify, AUTH_ROLE_REFEREE, "blink and beep a pad" },
+        { "GET",    "/v1/presses",     handle_presses_list,  AUTH_ROLE_DISPLAY, "recent presses, in pad-time order" },
 };
 
 const size_t api_n_routes = sizeof api_routes / sizeof api_routes[0];

@@ -111,6 +111,13 @@ struct bus {
         uint64_t started_at;
         bool status_dirty;
         bool database_dirty;
+
+        /* Other modules' objects, registered again on every connection. */
+        struct {
+                bus_register_fn fn;
+                void *userdata;
+        } extensions[BUS_MAX_EXTENSIONS];
+        size_t n_extensions;
 };
 
 static const char *bus_kind_to_string(enum bus_kind k) {
@@ -145,6 +152,8 @@ static const sd_bus_vtable manager_vtable[] = {
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("StartedAt", "t", NULL, offsetof(struct bus, started_at),
                         SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_SIGNAL_WITH_NAMES("PadAdded", "so", SD_BUS_PARAM(id) SD_BUS_PARAM(path), 0),
+        SD_BUS_SIGNAL_WITH_NAMES("PadRemoved", "so", SD_BUS_PARAM(id) SD_BUS_PARAM(path), 0),
         SD_BUS_VTABLE_END
 };
 
@@ -633,6 +642,11 @@ static int bus_register(struct bus *b, sd_bus *bus) {
         r = sd_bus_add_object_vtable(bus, NULL, BUS_ROOT_PATH, BUS_MANAGER_IFACE, manager_vtable, b);
         if (r < 0)
                 return r;
+        for (size_t i = 0; i < b->n_extensions; i++) {
+                r = b->extensions[i].fn(b->extensions[i].userdata, bus);
+                if (r < 0)
+                        return r;
+        }
         r = sd_bus_match_signal_async(bus, NULL, DBUS_SERVICE, DBUS_PATH, DBUS_INTERFACE,
                                       "NameAcquired", on_name_acquired, on_match_installed, b);
         if (r < 0)
@@ -818,6 +832,20 @@ void bus_set_status(struct bus *b, const char *status) {
 void bus_set_database(struct bus *b, const char *database_state) {
         if (b && bus_update_string(&b->database, database_state))
                 b->database_dirty = true;
+}
+
+int bus_add_extension(struct bus *b, bus_register_fn fn, void *userdata) {
+        if (!b)
+                return 0;
+        if (b->n_extensions == BUS_MAX_EXTENSIONS)
+                return -ENOSPC;
+        b->extensions[b->n_extensions].fn = fn;
+        b->extensions[b->n_extensions].userdata = userdata;
+        b->n_extensions++;
+        /* Already connected: register on this connection now. */
+        if (b->bus)
+                return fn(userdata, b->bus);
+        return 0;
 }
 
 struct sd_bus *bus_get_sd_bus(struct bus *b) {

@@ -30,6 +30,7 @@
 
 struct loop;
 struct bus;
+struct sd_bus;
 
 #define BUS_NAME         "org.arbiter.Arbiter1"
 #define BUS_ROOT_PATH    "/org/arbiter/Arbiter1"
@@ -64,9 +65,17 @@ const char *bus_get_detail(const struct bus *b);
 void bus_set_status(struct bus *b, const char *status);
 void bus_set_database(struct bus *b, const char *database_state);
 
-/* For modules that add objects later (pads, matches): NULL when not connected.
- * A reconnect brings a new connection without the old one's objects: add
- * them again when state_fn reports REQUESTING after CONNECTING. */
+/* Another module's objects: fn registers them (vtables, fallbacks, node
+ * enumerators; floating slots) on a connection.  It is called now if the
+ * daemon is connected, and again on every new connection after a
+ * reconnect. */
+#define BUS_MAX_EXTENSIONS 8
+typedef int (*bus_register_fn)(void *userdata, struct sd_bus *bus);
+int bus_add_extension(struct bus *b, bus_register_fn fn, void *userdata);
+
+/* The current connection for emitting signals; NULL when not connected.
+ * Objects are registered through bus_add_extension(), which re-adds them
+ * after a reconnect. */
 struct sd_bus *bus_get_sd_bus(struct bus *b);
 
 #endif

@@ -18,6 +18,7 @@
  *     ARBITER_MIGRATIONS  database.migrations
  *     ARBITER_WEB         http.web_root
  *     ARBITER_LOG_LEVEL   log.level
+ *     ARBITER_PADS        pads.ports
  *
  * an error there is reported as "NAME: message".
  *
@@ -60,6 +61,14 @@ struct config {
 
         /* [log] */
         int log_level;                  /* level = error|warning|notice|info|debug (LOG_*) */
+
+        /* [pads] */
+        char *pad_ports;                /* ports = /dev/serial/by-id/a /dev/ttyUSB1 (spaces between; "" none) */
+        unsigned pad_baud;              /* baud = 115200 (9600..4000000; a termios speed) */
+        unsigned pad_heartbeat_timeout_ms; /* heartbeat_timeout = 3000 (ms, 100..60000): silent pad → gone */
+        unsigned pad_sync_interval_ms;  /* sync_interval = 1000 (ms, 50..60000): SYNC per pad */
+        unsigned pad_settle_us;         /* settle_window = 2000 (µs, 0..1000000): press reordering */
+        unsigned pad_reopen_ms;         /* reopen_interval = 2000 (ms, 100..60000): vanished port retry */
 
         /* [daemon] */
         unsigned housekeeping_ms;       /* housekeeping_interval = 1000 (ms, 10..60000) */

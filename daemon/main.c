@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "daemon/config.h"
 #include "daemon/service.h"
+#include "hardware/serial.h"
 
 static void usage(FILE *f) {
         fprintf(f,
@@ -94,6 +95,13 @@ int main(int argc, char **argv) {
         log_setup("arbiterd");
         if (config_load(&cfg, config_path, err, sizeof err) < 0) {
                 fprintf(stderr, "%s\n", err);
+                config_done(&cfg);
+                return EXIT_CONFIG;
+        }
+        if (!serial_speed(cfg.pad_baud)) {
+                fprintf(stderr, "%s: [pads] baud = %u is not a speed the serial driver offers "
+                                "(e.g. 115200, 230400, 460800, 921600, 1000000, 2000000, 3000000)\n",
+                        config_path ? config_path : "configuration", cfg.pad_baud);
                 config_done(&cfg);
                 return EXIT_CONFIG;
         }

@@ -25,9 +25,11 @@
 
 #include "api/api.h"
 #include "bus/bus.h"
+#include "bus/pads.h"
 #include "common/log.h"
 #include "common/loop.h"
 #include "common/time.h"
+#include "hardware/padbus.h"
 #include "store/store.h"
 
 #define STATUS_MAX 256
@@ -40,6 +42,7 @@ struct service {
         struct auth *auth;
         struct api_server *api;
         struct bus *bus;
+        struct padbus *pads;
         struct api_deps deps;
 
         struct event *ev_term, *ev_int, *ev_hup;
@@ -196,9 +199,31 @@ static void fill_health(void *userdata, json_t *h) {
                                                 "name", BUS_NAME,
                                                 "state", s->bus ? bus_state_to_string(bus_get_state(s->bus))
                                                                 : "disabled"));
-        json_object_set_new(h, "pads", json_pack("{s:i, s:i}", "connected", 0, "configured", 0));
+        unsigned ports_open = 0;
+        for (size_t i = 0; i < padbus_n_ports(s->pads); i++)
+                ports_open += padbus_port(s->pads, i)->open;
+        json_object_set_new(h, "pads", json_pack("{s:i, s:i, s:i, s:i}",
+                                                 "connected", (int) padbus_connected(s->pads),
+                                                 "known", (int) padbus_n_pads(s->pads),
+                                                 "ports", (int) padbus_n_ports(s->pads),
+                                                 "ports_open", (int) ports_open));
         json_object_set_new(h, "tokens", json_pack("{s:b, s:I}", "loaded", auth_loaded(s->auth), "count",
                                                    (json_int_t) auth_count(s->auth)));
+}
+
+static void on_pad_added(void *userdata, const struct pad *pad) {
+        struct service *s = userdata;
+        bus_pads_added(s->bus, pad, pad->counters.reconnects == 0);
+}
+
+static void on_pad_removed(void *userdata, const struct pad *pad) {
+        struct service *s = userdata;
+        bus_pads_removed(s->bus, pad);
+}
+
+static void on_pad_pressed(void *userdata, const struct pad_press *press) {
+        struct service *s = userdata;
+        bus_pads_pressed(s->bus, press);
 }
 
 /* SIGHUP: re-read the file; apply what can change while running, keep the
@@ -368,6 +393,25 @@ static int start(struct service *s) {
                 return log_error_errno(r, "cannot set up D-Bus: %s", strerror(-r));
         if (s->cfg.bus == CONFIG_BUS_NONE)
                 s->bus_settled = true;
+
+        struct padbus_config pc = {
+                .ports = s->cfg.pad_ports,
+                .baud = s->cfg.pad_baud,
+                .heartbeat_timeout_ms = s->cfg.pad_heartbeat_timeout_ms,
+                .sync_interval_ms = s->cfg.pad_sync_interval_ms,
+                .settle_us = s->cfg.pad_settle_us,
+                .reopen_ms = s->cfg.pad_reopen_ms,
+        };
+        struct padbus_events pe = {
+                .added = on_pad_added, .removed = on_pad_removed, .pressed = on_pad_pressed, .userdata = s,
+        };
+        r = padbus_new(s->loop, &pc, &pe, &s->pads);
+        if (r < 0)
+                return r;       /* logged */
+        s->deps.pads = s->pads;
+        r = bus_pads_setup(s->bus, s->pads);
+        if (r < 0)
+                return log_error_errno(r, "cannot export pads on D-Bus: %s", strerror(-r));
         update_status(s);
         check_ready(s);
         return 0;
@@ -380,6 +424,7 @@ static void stop(struct service *s) {
         s->store = NULL;
         api_server_free(s->api);
         bus_free(s->bus);
+        padbus_free(s->pads);
         auth_free(s->auth);
         if (s->loop)
                 loop_remove_before_sleep(s->loop, s->hook_id);

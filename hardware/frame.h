@@ -61,7 +61,7 @@ void frame_decoder_feed(struct frame_decoder *d, const uint8_t *data, size_t n, 
  * including the delimiter, or -EINVAL for a payload longer than the max. */
 int frame_encode(const struct frame *f, uint8_t *out, size_t cap);
 
-/* CRC-16, polynomial 0xa2eb (0xd175 Koopman), init 0xffff. */
+/* CRC-16, polynomial 0x5935 (0xac9a Koopman), init 0xffff; check value 0x772b. */
 uint16_t frame_crc16(const uint8_t *data, size_t n);
 
 /* COBS, exposed for tests: return the output length or -EINVAL. */
@@ -72,8 +72,9 @@ int cobs_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap);
 int proto_payload_len(uint8_t type);
 const char *proto_type_name(uint8_t type);
 
-/* Message helpers: *_pack fill f (type, len, payload; the caller sets
- * address and seq); *_unpack return 0 or -EBADMSG on a wrong type/length. */
+/* Message helpers: *_pack fill f (version, type, len, payload with its unused
+ * tail zeroed; the caller sets address and seq); *_unpack return 0 or
+ * -EBADMSG on a wrong type/length. */
 void proto_pack_hello(struct frame *f, const struct proto_hello *m);
 int proto_unpack_hello(const struct frame *f, struct proto_hello *m);
 void proto_pack_event(struct frame *f, uint8_t type, const struct proto_event *m);

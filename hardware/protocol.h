@@ -7,10 +7,13 @@
  *     version  address  seq (LE)  type   payload         CRC-16 (LE)
  *
  * and goes on the wire COBS-encoded, followed by one 0x00 delimiter.  The
- * CRC covers version..payload: polynomial 0xd175 in Koopman notation (0xa2eb
- * in the usual "normal" notation), init 0xffff, no reflection, no final xor;
- * for messages of this size (up to 2 + 37 bytes) it detects every error of
- * up to 5 bits (HD=6, Koopman's CRC tables), where CRC-16/CCITT guarantees 3.
+ * CRC covers version..payload: polynomial 0xac9a in Koopman notation (0x5935
+ * in the usual "normal" notation), init 0xffff, no reflection, no final xor,
+ * check value 0x772b.  A version 1 frame covers at most 21 bytes (a HELLO),
+ * within the 241 bits up to which Koopman's CRC tables give it HD=5: every
+ * error of up to 4 bits is detected, where CRC-16/CCITT guarantees 3.
+ * (0xd175 keeps HD=6 only up to 93 bits, short of a PRESS frame's 96, and is
+ * HD=4 beyond; docs/protocol.md section 3 compares them.)
  *
  * Addresses: 0 is "not yet assigned" (a pad's HELLO before ASSIGN); 1..247
  * are pads; 0xff is broadcast from the host.  seq counts frames per sender

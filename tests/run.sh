@@ -43,6 +43,7 @@ export ARBITER_TEST_PGDIR=$pg_dir
 export ARBITER_TEST_TMP=$tmp
 export ARBITER_TEST_DAEMON="$root/$build/arbiterd"
 export ARBITER_TEST_ROOT=$root
+export ARBITER_TEST_BUILD="$root/$build"
 export CMOCKA_MESSAGE_OUTPUT=TAP
 
 passed=0

@@ -297,6 +297,111 @@ bool daemon_wait_log(const struct daemon_proc *d, const char *needle, int timeou
         return true;
 }
 
+/* ---- the pad simulator ------------------------------------------------- */
+
+static pid_t live_padsims[MAX_DAEMONS];
+
+int harness_kill_padsims(void **state) {
+        (void) state;
+        for (int i = 0; i < MAX_DAEMONS; i++)
+                if (live_padsims[i] > 0) {
+                        kill(live_padsims[i], SIGKILL);
+                        waitpid(live_padsims[i], NULL, 0);
+                        live_padsims[i] = 0;
+                }
+        return 0;
+}
+
+static void kill_padsims_at_exit(void) {
+        harness_kill_padsims(NULL);
+}
+
+void padsim_start(struct padsim_proc *p, const char *const *args) {
+        static unsigned n;
+        static bool registered;
+        int in[2], out[2];
+        char *bin;
+
+        memset(p, 0, sizeof *p);
+        if (!registered) {
+                atexit(kill_padsims_at_exit);
+                registered = true;
+        }
+        snprintf(p->log_path, sizeof p->log_path, "%s/padsim-%d-%u.log", harness_env("ARBITER_TEST_TMP"),
+                 (int) getpid(), n++);
+        assert_true(asprintf(&bin, "%s/arbiter-padsim", harness_env("ARBITER_TEST_BUILD")) > 0);
+        assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+        assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+        p->pid = fork();
+        assert_true(p->pid >= 0);
+        if (p->pid == 0) {
+                int log = open(p->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                dup2(in[0], STDIN_FILENO);
+                dup2(out[1], STDOUT_FILENO);
+                dup2(log, STDERR_FILENO);
+                const char *argv[48] = { bin };
+                int i = 1;
+                for (const char *const *a = args; a && *a && i < 45; a++)
+                        argv[i++] = *a;
+                argv[i++] = "--script";
+                argv[i++] = "-";
+                execv(bin, (char **) argv);
+                _exit(127);
+        }
+        close(in[0]);
+        close(out[1]);
+        free(bin);
+        p->script_fd = in[1];
+        for (int i = 0; i < MAX_DAEMONS; i++)
+                if (live_padsims[i] == 0) {
+                        live_padsims[i] = p->pid;
+                        break;
+                }
+
+        /* first line: "PTY /dev/pts/N" */
+        FILE *f = fdopen(out[0], "r");
+        char line[256] = "";
+        assert_non_null(f);
+        if (!fgets(line, sizeof line, f))
+                fail_msg("arbiter-padsim printed nothing; see %s", p->log_path);
+        fclose(f);
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "PTY ", 4) != 0)
+                fail_msg("arbiter-padsim's first line should be \"PTY <path>\", not \"%s\"", line);
+        snprintf(p->pty, sizeof p->pty, "%.127s", line + 4);
+}
+
+void padsim_send(struct padsim_proc *p, const char *fmt, ...) {
+        char *line;
+        va_list ap;
+
+        va_start(ap, fmt);
+        assert_true(vasprintf(&line, fmt, ap) > 0);
+        va_end(ap);
+        size_t len = strlen(line);
+        assert_true(write(p->script_fd, line, len) == (ssize_t) len);
+        assert_true(write(p->script_fd, "\n", 1) == 1);
+        free(line);
+}
+
+void padsim_stop(struct padsim_proc *p) {
+        if (p->pid <= 0)
+                return;
+        close(p->script_fd);
+        kill(p->pid, SIGTERM);
+        waitpid(p->pid, NULL, 0);
+        for (int i = 0; i < MAX_DAEMONS; i++)
+                if (live_padsims[i] == p->pid)
+                        live_padsims[i] = 0;
+        p->pid = 0;
+}
+
+bool padsim_log_contains(const struct padsim_proc *p, const char *needle) {
+        struct daemon_proc fake = { 0 };
+        snprintf(fake.log_path, sizeof fake.log_path, "%s", p->log_path);
+        return daemon_log_contains(&fake, needle);
+}
+
 /* ---- HTTP --------------------------------------------------------------- */
 
 struct buf {
@@ -492,4 +597,65 @@ char *create_database(const char *name) {
         size_t db_end = strcspn(db, " ");
         assert_true(asprintf(&dsn, "%.*sdbname=%s%s", (int) (db - base), base, name, db + db_end) > 0);
         return dsn;
+}
+
+/* ---- docs/dbus.md ------------------------------------------------------- */
+
+#define DOC_MAX_MEMBERS 64
+
+void assert_dbus_doc_matches(const char *path, const char *iface) {
+        char doc_path[512], line[1024], heading[160];
+        char doc[DOC_MAX_MEMBERS][3][128];     /* kind, name, signature */
+        size_t n_doc = 0, n_live = 0;
+        bool in_section = false;
+        int st;
+        FILE *f;
+
+        snprintf(doc_path, sizeof doc_path, "%s/docs/dbus.md", harness_env("ARBITER_TEST_ROOT"));
+        snprintf(heading, sizeof heading, "### %s", iface);
+        f = fopen(doc_path, "r");
+        assert_non_null(f);
+        while (fgets(line, sizeof line, f)) {
+                char kind[32], name[128], sig[128];
+                line[strcspn(line, "\n")] = '\0';
+                if (strncmp(line, "### ", 4) == 0) {
+                        in_section = strcmp(line, heading) == 0;
+                        continue;
+                }
+                if (!in_section || sscanf(line, "| %31[A-Za-z] | %127[A-Za-z0-9_] | %127[^|]|", kind, name, sig) != 3)
+                        continue;
+                if (strcmp(kind, "Kind") == 0)
+                        continue;
+                sig[strcspn(sig, " ")] = '\0';
+                assert_true(n_doc < DOC_MAX_MEMBERS);
+                for (char *k = kind; *k; k++)
+                        *k = (char) (*k >= 'A' && *k <= 'Z' ? *k + 32 : *k);
+                snprintf(doc[n_doc][0], 128, "%s", kind);
+                snprintf(doc[n_doc][1], 128, "%s", name);
+                snprintf(doc[n_doc][2], 128, "%s", sig);
+                n_doc++;
+        }
+        fclose(f);
+        if (n_doc == 0)
+                fail_msg("docs/dbus.md has no member table under \"%s\"", heading);
+
+        char *out = run_capture(&st, "busctl --user --no-legend introspect org.arbiter.Arbiter1 '%s' '%s'",
+                                path, iface);
+        assert_int_equal(st, 0);
+        char *save = NULL;
+        for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                char name[128], kind[32], sig[128];
+                if (sscanf(l, ".%127s %31s %127s", name, kind, sig) != 3)
+                        continue;
+                bool found = false;
+                for (size_t i = 0; i < n_doc; i++)
+                        found |= strcmp(doc[i][0], kind) == 0 && strcmp(doc[i][1], name) == 0 &&
+                                 strcmp(doc[i][2], sig) == 0;
+                if (!found)
+                        fail_msg("live %s %s %s (%s) is not in docs/dbus.md", iface, kind, name, sig);
+                n_live++;
+        }
+        free(out);
+        if (n_live != n_doc)
+                fail_msg("docs/dbus.md lists %zu members of %s, the live object has %zu", n_doc, iface, n_live);
 }

@@ -95,6 +95,31 @@ bool wait_database_state(const struct daemon_proc *d, const char *state, int tim
  * after the database becomes ready). */
 bool wait_tokens_loaded(const struct daemon_proc *d, int timeout_ms);
 
+/* arbiter-padsim as a child: its stdin is a pipe for script lines, its
+ * stderr goes to log_path, and the pty it made is read from its stdout. */
+struct padsim_proc {
+        pid_t pid;
+        int script_fd;                  /* write JSON lines here */
+        char pty[128];
+        char log_path[256];
+};
+
+/* Starts build/arbiter-padsim with args (NULL-terminated) plus
+ * "--script -"; waits for its "PTY <path>" line. */
+void padsim_start(struct padsim_proc *p, const char *const *args);
+/* Sends one script line (a newline is added). */
+void padsim_send(struct padsim_proc *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Stops it (SIGTERM, then waits); safe to call twice. */
+void padsim_stop(struct padsim_proc *p);
+bool padsim_log_contains(const struct padsim_proc *p, const char *needle);
+/* A cmocka teardown that stops every padsim still running. */
+int harness_kill_padsims(void **state);
+
+/* docs/dbus.md is the D-Bus reference: the members its "### IFACE" table
+ * lists are exactly the live members of IFACE at path, with the same kind
+ * and signature. */
+void assert_dbus_doc_matches(const char *path, const char *iface);
+
 /* A unique name for this process ("t<pid>_<n>"), for databases and tokens. */
 const char *unique_name(const char *prefix);
 

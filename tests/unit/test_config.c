@@ -302,7 +302,7 @@ static const struct bad_case {
         { "[http]\n\x01key = 1\n", "t.conf:2: ", "unknown key \"\\x01key\"" },
         /* unknown or malformed section */
         { "[htp]\n", "t.conf:1: ",
-          "unknown section \"htp\" (known: [http], [database], [dbus], [log], [daemon])" },
+          "unknown section \"htp\" (known: [http], [database], [dbus], [log], [pads], [daemon])" },
         { "[]\n", "t.conf:1: ", "unknown section \"\"" },
         { "[[http]]\n", "t.conf:1: ", "text after \"]\"" },
         { "[http\n", "t.conf:1: ", "unterminated section header" },

@@ -1,0 +1,733 @@
+/* hardware/padbus.c — see padbus.h.
+ *
+ * One timer drives everything that is not a read: SYNCs, heartbeat
+ * expiry, host beats and the release of settled presses.  The before-sleep
+ * hook re-arms it for the earliest of those deadlines, so an idle bus costs
+ * no wake-ups beyond its SYNC schedule.
+ */
+#include "hardware/padbus.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+#include <event2/event.h>
+
+#include "common/log.h"
+#include "common/loop.h"
+#include "common/time.h"
+#include "hardware/serial.h"
+
+/* Kernel device majors of UNIX98 pty slaves (Documentation/admin-guide/devices.txt). */
+#define PTY_SLAVE_MAJOR_FIRST 136
+#define PTY_SLAVE_MAJOR_LAST  143
+/* Start, stop and 8 data bits per byte on an 8N1 line. */
+#define BITS_PER_BYTE 10
+/* A fresh pad is synced this often until its model has enough samples. */
+#define SYNC_FAST_INTERVAL_USEC (100 * USEC_PER_MSEC)
+#define SYNC_FAST_SAMPLES 8
+/* A SYNC unanswered this long is given up (pads answer at once). */
+#define SYNC_TIMEOUT_USEC (100 * USEC_PER_MSEC)
+/* The host beats this often so pads can tell the host went away. */
+#define HOST_BEAT_USEC (1000 * USEC_PER_MSEC)
+/* How many recent event numbers per pad are remembered to spot duplicates:
+ * a pad has at most a few unacknowledged events in flight. */
+#define EVENT_MEMORY 32
+/* Presses waiting out the settle window, across all pads. */
+#define PENDING_MAX 256
+/* Identify: blink this long and beep this long. */
+#define IDENTIFY_BLINK_MS 3000
+#define IDENTIFY_BUZZ_MS 300
+
+struct port;
+
+struct pad_state {
+        struct pad pub;                 /* first: &state->pub is the public view */
+        struct port *port;
+        uint16_t events[EVENT_MEMORY];  /* recent event numbers (ring) */
+        unsigned n_events, events_head;
+        int64_t next_sync_usec;
+        uint16_t sync_id;
+        int64_t sync_sent_usec;         /* t1 of the outstanding SYNC; 0: none */
+        unsigned syncs_ok;
+};
+
+struct port {
+        struct padbus_port pub;
+        struct padbus *bus;
+        int fd;
+        struct event *ev;
+        struct frame_decoder dec;
+        uint16_t tx_seq;
+        int64_t reopen_at_usec;         /* 0: not waiting */
+        int64_t next_beat_usec;
+};
+
+struct padbus {
+        struct loop *loop;
+        struct padbus_config cfg;
+        struct padbus_events events;
+        struct port *ports;
+        size_t n_ports;
+        struct pad_state **pads;        /* never shrinks: pads keep their identity */
+        size_t n_pads, cap_pads;
+        struct event *timer;
+        int hook_id;
+
+        struct pad_press pending[PENDING_MAX];  /* held for the settle window, unsorted */
+        size_t n_pending;
+        int64_t last_released_usec;     /* time of the newest delivered press */
+        uint64_t next_seq;
+        struct pad_press history[PADBUS_HISTORY];       /* ring of delivered presses */
+        size_t history_head, history_len;
+};
+
+const char *pad_kind_to_string(uint8_t kind) {
+        switch (kind) {
+        case PROTO_KIND_BUTTONS: return "buttons";
+        case PROTO_KIND_SLAP:    return "slap";
+        case PROTO_KIND_REFEREE: return "referee";
+        default:                 return "unknown";
+        }
+}
+
+static int64_t wall_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t) ts.tv_sec * USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+/* Time a frame of n encoded bytes spends on the wire. */
+static int64_t wire_usec(const struct port *p, size_t n) {
+        if (p->pub.is_pty)
+                return 0;
+        return (int64_t) n * BITS_PER_BYTE * USEC_PER_SEC / p->bus->cfg.baud;
+}
+
+/* ---- sending ------------------------------------------------------------ */
+
+/* Writes one frame; the line is ours alone and frames are tiny, so a full
+ * kernel buffer means the device is stuck: drop and count. Returns the
+ * encoded length or -errno. */
+static int port_send(struct port *p, uint8_t address, struct frame *f) {
+        uint8_t buf[PROTO_MAX_ENCODED];
+        int n;
+
+        if (p->fd < 0)
+                return -ENOTCONN;
+        f->version = PROTO_VERSION;
+        f->address = address;
+        f->seq = p->tx_seq++;
+        n = frame_encode(f, buf, sizeof buf);
+        if (n < 0)
+                return n;
+        if (write(p->fd, buf, (size_t) n) != n) {
+                p->pub.tx_dropped++;
+                return -errno ? -errno : -EIO;
+        }
+        p->pub.tx_frames++;
+        return n;
+}
+
+static void send_ack(struct pad_state *s, uint16_t event_no) {
+        struct frame f;
+        proto_pack_ack(&f, &(struct proto_ack) { .event_no = event_no });
+        port_send(s->port, s->pub.address, &f);
+}
+
+static void send_sync(struct padbus *b, struct pad_state *s, int64_t now) {
+        struct frame f;
+        int n;
+
+        s->sync_id++;
+        proto_pack_sync(&f, &(struct proto_sync) { .sync_id = s->sync_id });
+        n = port_send(s->port, s->pub.address, &f);
+        if (n < 0)
+                return;
+        /* The pad stamps rx_time when the delimiter arrives: the last byte. */
+        s->sync_sent_usec = now + wire_usec(s->port, (size_t) n);
+        s->pub.counters.syncs_sent++;
+        s->next_sync_usec = now + (s->syncs_ok < SYNC_FAST_SAMPLES
+                                           ? SYNC_FAST_INTERVAL_USEC
+                                           : (int64_t) b->cfg.sync_interval_ms * USEC_PER_MSEC);
+}
+
+/* ---- the registry ------------------------------------------------------- */
+
+static struct pad_state *find_by_uid(struct padbus *b, uint64_t uid) {
+        for (size_t i = 0; i < b->n_pads; i++)
+                if (b->pads[i]->pub.uid == uid)
+                        return b->pads[i];
+        return NULL;
+}
+
+static struct pad_state *find_by_address(struct padbus *b, const struct port *p, uint8_t address) {
+        for (size_t i = 0; i < b->n_pads; i++)
+                if (b->pads[i]->port == p && b->pads[i]->pub.address == address)
+                        return b->pads[i];
+        return NULL;
+}
+
+static uint8_t free_address(struct padbus *b, const struct port *p, uint8_t wanted) {
+        if (wanted >= 1 && wanted <= PROTO_ADDR_MAX && !find_by_address(b, p, wanted))
+                return wanted;
+        for (unsigned a = 1; a <= PROTO_ADDR_MAX; a++)
+                if (!find_by_address(b, p, (uint8_t) a))
+                        return (uint8_t) a;
+        return 0;
+}
+
+static void set_connected(struct padbus *b, struct pad_state *s, bool connected) {
+        if (s->pub.connected == connected)
+                return;
+        s->pub.connected = connected;
+        if (connected) {
+                log_info("pad %s (%s, %u buttons) on %s at address %u", s->pub.id,
+                         pad_kind_to_string(s->pub.kind), s->pub.n_buttons, s->port->pub.path,
+                         s->pub.address);
+                if (b->events.added)
+                        b->events.added(b->events.userdata, &s->pub);
+        } else {
+                log_info("pad %s disconnected", s->pub.id);
+                if (b->events.removed)
+                        b->events.removed(b->events.userdata, &s->pub);
+        }
+}
+
+static struct pad_state *pad_new(struct padbus *b, const struct proto_hello *h) {
+        struct pad_state *s;
+
+        if (b->n_pads == b->cap_pads) {
+                size_t cap = b->cap_pads ? 2 * b->cap_pads : 16;
+                struct pad_state **pads = realloc(b->pads, cap * sizeof *pads);
+                if (!pads)
+                        return NULL;
+                b->pads = pads;
+                b->cap_pads = cap;
+        }
+        s = calloc(1, sizeof *s);
+        if (!s)
+                return NULL;
+        s->pub.uid = h->uid;
+        snprintf(s->pub.id, sizeof s->pub.id, "%016llx", (unsigned long long) h->uid);
+        clock_model_init(&s->pub.clock, h->clock_hz, NULL);
+        b->pads[b->n_pads++] = s;
+        return s;
+}
+
+/* A pad announced itself: (re)assign its address on this port. */
+static void on_hello(struct port *p, const struct frame *f) {
+        struct padbus *b = p->bus;
+        struct proto_hello h;
+        struct pad_state *s;
+
+        if (proto_unpack_hello(f, &h) < 0)
+                return;
+        s = find_by_uid(b, h.uid);
+        if (!s) {
+                s = pad_new(b, &h);
+                if (!s) {
+                        log_error("out of memory registering pad %016llx", (unsigned long long) h.uid);
+                        return;
+                }
+        } else if (s->pub.clock_hz != h.clock_hz) {
+                clock_model_init(&s->pub.clock, h.clock_hz, NULL);
+        }
+        uint8_t wanted = s->port == p ? s->pub.address : 0;
+        s->port = p;
+        s->pub.address = 0;             /* not counted by free_address() */
+        s->pub.address = free_address(b, p, wanted ? wanted : f->address);
+        if (!s->pub.address) {
+                log_error("no free address on %s for pad %s: more than %d pads on one bus",
+                          p->pub.path, s->pub.id, PROTO_ADDR_MAX);
+                return;
+        }
+        s->pub.kind = h.kind;
+        s->pub.n_buttons = h.n_buttons;
+        s->pub.fw_major = h.fw_major;
+        s->pub.fw_minor = h.fw_minor;
+        s->pub.clock_hz = h.clock_hz;
+        s->pub.port = &p->pub;
+
+        struct frame a;
+        proto_pack_assign(&a, &(struct proto_assign) { .uid = h.uid, .address = s->pub.address });
+        port_send(p, PROTO_ADDR_BROADCAST, &a);
+        s->next_sync_usec = 0;          /* sync at once */
+}
+
+static bool event_seen(struct pad_state *s, uint16_t event_no) {
+        for (unsigned i = 0; i < s->n_events; i++)
+                if (s->events[i] == event_no)
+                        return true;
+        s->events[s->events_head] = event_no;
+        s->events_head = (s->events_head + 1) % EVENT_MEMORY;
+        if (s->n_events < EVENT_MEMORY)
+                s->n_events++;
+        return false;
+}
+
+/* ---- presses ------------------------------------------------------------ */
+
+static void history_add(struct padbus *b, const struct pad_press *p) {
+        b->history[b->history_head] = *p;
+        b->history_head = (b->history_head + 1) % PADBUS_HISTORY;
+        if (b->history_len < PADBUS_HISTORY)
+                b->history_len++;
+}
+
+static void deliver(struct padbus *b, struct pad_press *p) {
+        p->seq = ++b->next_seq;
+        if (p->time_usec < b->last_released_usec) {
+                p->late = true;
+                ((struct pad_state *) p->pad)->pub.counters.late_presses++;
+                log_warning("press on pad %s button %u arrived %lld µs after the settle window; "
+                            "delivered out of order (raise [pads] settle_window?)",
+                            p->pad->id, p->button,
+                            (long long) (b->last_released_usec - p->time_usec));
+        } else {
+                b->last_released_usec = p->time_usec;
+        }
+        ((struct pad_state *) p->pad)->pub.counters.presses++;
+        history_add(b, p);
+        if (b->events.pressed)
+                b->events.pressed(b->events.userdata, p);
+}
+
+/* Delivers, oldest first, every pending press whose settle window is over. */
+static void release_settled(struct padbus *b, int64_t now) {
+        for (;;) {
+                size_t best = b->n_pending;
+                for (size_t i = 0; i < b->n_pending; i++)
+                        if (best == b->n_pending || b->pending[i].time_usec < b->pending[best].time_usec)
+                                best = i;
+                if (best == b->n_pending || b->pending[best].time_usec + b->cfg.settle_us > now)
+                        return;
+                struct pad_press p = b->pending[best];
+                b->pending[best] = b->pending[--b->n_pending];
+                deliver(b, &p);
+        }
+}
+
+static void on_event(struct pad_state *s, const struct frame *f, int64_t now) {
+        struct padbus *b = s->port->bus;
+        struct proto_event e;
+        struct pad_press p = { .pad = &s->pub };
+        int r;
+
+        if (proto_unpack_event(f, &e) < 0)
+                return;
+        send_ack(s, e.event_no);
+        if (event_seen(s, e.event_no)) {
+                s->pub.counters.duplicates++;
+                return;
+        }
+        if (f->type == PROTO_RELEASE) {
+                s->pub.counters.releases++;
+                return;
+        }
+        if (e.button >= s->pub.n_buttons)
+                log_warning("pad %s pressed button %u but has %u; delivered anyway", s->pub.id, e.button,
+                            s->pub.n_buttons);
+
+        p.button = e.button;
+        p.event_no = e.event_no;
+        p.received_usec = now;
+        r = clock_model_to_host(&s->pub.clock, e.pad_time, &p.time_usec, &p.uncertainty_usec);
+        if (r < 0) {
+                /* no clock, or not synced yet: the model subtracts the
+                 * transport's typical delay and widens the bound to its jitter */
+                clock_model_receive_time(&s->pub.clock, now, &p.time_usec, &p.uncertainty_usec);
+                p.clock_fallback = true;
+        }
+        if (b->n_pending == PENDING_MAX) {
+                release_settled(b, INT64_MAX);  /* cannot hold more: deliver what we have */
+        }
+        b->pending[b->n_pending++] = p;
+}
+
+static void on_sync_reply(struct pad_state *s, const struct frame *f, int64_t now) {
+        struct proto_sync_reply m;
+
+        if (proto_unpack_sync_reply(f, &m) < 0 || !s->sync_sent_usec || m.sync_id != s->sync_id)
+                return;         /* late reply to a SYNC given up on */
+        /* The reply's delimiter arrives a wire time after its first byte left. */
+        int64_t t4 = now - wire_usec(s->port, PROTO_HEADER_LEN + 10 + PROTO_CRC_LEN + 2);
+        if (clock_model_add_sync(&s->pub.clock, s->sync_sent_usec, t4, m.rx_time, m.tx_time) == 0)
+                s->syncs_ok++;
+        s->sync_sent_usec = 0;
+        s->pub.counters.syncs_answered++;
+}
+
+static void on_frame(void *userdata, const struct frame *f) {
+        struct port *p = userdata;
+        struct padbus *b = p->bus;
+        int64_t now = now_usec();
+        struct pad_state *s;
+
+        if (f->type == PROTO_HELLO) {
+                on_hello(p, f);
+                s = NULL;
+                struct proto_hello h;
+                if (proto_unpack_hello(f, &h) == 0)
+                        s = find_by_uid(b, h.uid);
+        } else {
+                s = find_by_address(b, p, f->address);
+                if (!s) {
+                        /* A pad we lost track of (we restarted, it kept its
+                         * address): ask it to introduce itself again. */
+                        struct frame r;
+                        proto_pack_empty(&r, PROTO_RESET);
+                        port_send(p, f->address, &r);
+                        return;
+                }
+        }
+        if (!s)
+                return;
+        s->pub.counters.frames++;
+        s->pub.last_seen_usec = now;
+        s->pub.last_seen_wall_usec = wall_usec();
+        if (s->pub.connected == false && s->pub.address) {
+                if (s->pub.counters.frames > 1)
+                        s->pub.counters.reconnects++;
+                set_connected(b, s, true);
+        }
+
+        switch (f->type) {
+        case PROTO_PRESS:
+        case PROTO_RELEASE:
+                on_event(s, f, now);
+                break;
+        case PROTO_SYNC_REPLY:
+                on_sync_reply(s, f, now);
+                break;
+        case PROTO_HEARTBEAT: {
+                struct proto_heartbeat h;
+                if (proto_unpack_heartbeat(f, &h) == 0)
+                        s->pub.counters.pad_rx_errors = h.rx_errors;
+                break;
+        }
+        default:
+                break;          /* host-bound types only; the decoder checked the rest */
+        }
+}
+
+/* ---- ports -------------------------------------------------------------- */
+
+static void port_close(struct port *p, const char *why) {
+        struct padbus *b = p->bus;
+
+        if (p->ev) {
+                event_free(p->ev);
+                p->ev = NULL;
+        }
+        if (p->fd >= 0) {
+                close(p->fd);
+                p->fd = -1;
+                log_warning("pad port %s closed: %s; trying again every %u ms", p->pub.path, why,
+                            b->cfg.reopen_ms);
+        }
+        p->pub.open = false;
+        snprintf(p->pub.last_error, sizeof p->pub.last_error, "%s", why);
+        p->reopen_at_usec = now_usec() + (int64_t) b->cfg.reopen_ms * USEC_PER_MSEC;
+        for (size_t i = 0; i < b->n_pads; i++)
+                if (b->pads[i]->port == p) {
+                        b->pads[i]->sync_sent_usec = 0;
+                        set_connected(b, b->pads[i], false);
+                }
+}
+
+static void on_readable(evutil_socket_t fd, short what, void *userdata) {
+        struct port *p = userdata;
+        uint8_t buf[4096];
+
+        (void) what;
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof buf);
+                if (n > 0) {
+                        frame_decoder_feed(&p->dec, buf, (size_t) n, on_frame, p);
+                        p->pub.faults = p->dec.faults;
+                        if ((size_t) n < sizeof buf)
+                                return;
+                        continue;
+                }
+                if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                        return;
+                /* 0: the other end hung up; EIO: a pty whose master closed or
+                 * a USB adapter that was pulled */
+                port_close(p, n == 0 ? "hung up" : strerror(errno));
+                return;
+        }
+}
+
+static bool path_is_pty(int fd) {
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode))
+                return false;
+        unsigned maj = major(st.st_rdev);
+        return maj >= PTY_SLAVE_MAJOR_FIRST && maj <= PTY_SLAVE_MAJOR_LAST;
+}
+
+static void port_open(struct port *p) {
+        struct padbus *b = p->bus;
+        bool low_latency = false;
+        int fd = serial_open(p->pub.path, b->cfg.baud, &low_latency);
+
+        if (fd < 0) {
+                if (p->pub.opens == 0 && !p->pub.last_error[0])
+                        log_warning("cannot open pad port %s: %s; trying again every %u ms", p->pub.path,
+                                    strerror(-fd), b->cfg.reopen_ms);
+                snprintf(p->pub.last_error, sizeof p->pub.last_error, "%s", strerror(-fd));
+                p->reopen_at_usec = now_usec() + (int64_t) b->cfg.reopen_ms * USEC_PER_MSEC;
+                return;
+        }
+        p->ev = event_new(loop_base(b->loop), fd, EV_READ | EV_PERSIST, on_readable, p);
+        if (!p->ev || event_add(p->ev, NULL) < 0) {
+                close(fd);
+                log_error("out of memory watching pad port %s", p->pub.path);
+                return;
+        }
+        p->fd = fd;
+        p->pub.open = true;
+        p->pub.low_latency = low_latency;
+        p->pub.is_pty = path_is_pty(fd);
+        p->pub.opens++;
+        p->pub.last_error[0] = '\0';
+        p->reopen_at_usec = 0;
+        frame_decoder_init(&p->dec);
+        p->dec.faults = p->pub.faults;  /* counters run across reopens */
+        log_info("pad port %s open at %u baud%s%s", p->pub.path, b->cfg.baud,
+                 p->pub.is_pty ? " (a pseudo-terminal)" : "",
+                 low_latency ? ", low latency" : "");
+        /* Pads that kept their address may not HELLO again: ask them to. */
+        struct frame r;
+        proto_pack_empty(&r, PROTO_RESET);
+        if (p->pub.opens == 1)
+                port_send(p, PROTO_ADDR_BROADCAST, &r);
+}
+
+/* ---- the timer ---------------------------------------------------------- */
+
+static void tick(struct padbus *b, int64_t now) {
+        int64_t timeout = (int64_t) b->cfg.heartbeat_timeout_ms * USEC_PER_MSEC;
+
+        for (size_t i = 0; i < b->n_ports; i++) {
+                struct port *p = &b->ports[i];
+                if (!p->pub.open && p->reopen_at_usec && now >= p->reopen_at_usec)
+                        port_open(p);
+                if (p->pub.open && now >= p->next_beat_usec) {
+                        struct frame f;
+                        proto_pack_empty(&f, PROTO_HOST_BEAT);
+                        port_send(p, PROTO_ADDR_BROADCAST, &f);
+                        p->next_beat_usec = now + HOST_BEAT_USEC;
+                }
+        }
+        for (size_t i = 0; i < b->n_pads; i++) {
+                struct pad_state *s = b->pads[i];
+                if (!s->pub.connected)
+                        continue;
+                if (now - s->pub.last_seen_usec > timeout) {
+                        set_connected(b, s, false);
+                        continue;
+                }
+                if (s->sync_sent_usec && now - s->sync_sent_usec > SYNC_TIMEOUT_USEC) {
+                        s->sync_sent_usec = 0;
+                        s->pub.counters.sync_timeouts++;
+                }
+                if (!s->sync_sent_usec && now >= s->next_sync_usec && s->pub.clock_hz)
+                        send_sync(b, s, now);
+        }
+        release_settled(b, now);
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *userdata) {
+        (void) fd, (void) what;
+        struct padbus *b = userdata;
+        tick(b, now_usec());
+}
+
+static int64_t next_deadline(const struct padbus *b, int64_t now) {
+        int64_t next = INT64_MAX;
+#define EARLIER(t) do { if ((t) < next) next = (t); } while (0)
+        for (size_t i = 0; i < b->n_ports; i++) {
+                const struct port *p = &b->ports[i];
+                if (!p->pub.open && p->reopen_at_usec)
+                        EARLIER(p->reopen_at_usec);
+                if (p->pub.open)
+                        EARLIER(p->next_beat_usec);
+        }
+        for (size_t i = 0; i < b->n_pads; i++) {
+                const struct pad_state *s = b->pads[i];
+                if (!s->pub.connected)
+                        continue;
+                EARLIER(s->pub.last_seen_usec + (int64_t) b->cfg.heartbeat_timeout_ms * USEC_PER_MSEC + 1);
+                if (s->sync_sent_usec)
+                        EARLIER(s->sync_sent_usec + SYNC_TIMEOUT_USEC + 1);
+                else if (s->pub.clock_hz)
+                        EARLIER(s->next_sync_usec);
+        }
+        for (size_t i = 0; i < b->n_pending; i++)
+                EARLIER(b->pending[i].time_usec + b->cfg.settle_us);
+#undef EARLIER
+        return next < now ? now : next;
+}
+
+static void before_sleep(void *userdata) {
+        struct padbus *b = userdata;
+        int64_t now = now_usec(), next = next_deadline(b, now);
+
+        if (next == INT64_MAX) {
+                evtimer_del(b->timer);
+                return;
+        }
+        struct timeval tv = usec_to_timeval(next - now);
+        evtimer_add(b->timer, &tv);
+}
+
+/* ---- life --------------------------------------------------------------- */
+
+static int parse_ports(struct padbus *b, const char *list) {
+        const char *s = list ? list : "";
+
+        while (*s) {
+                s += strspn(s, " \t");
+                size_t n = strcspn(s, " \t");
+                if (n == 0)
+                        break;
+                struct port *ports = realloc(b->ports, (b->n_ports + 1) * sizeof *ports);
+                if (!ports)
+                        return -ENOMEM;
+                b->ports = ports;
+                struct port *p = &b->ports[b->n_ports];
+                memset(p, 0, sizeof *p);
+                p->fd = -1;
+                p->pub.path = strndup(s, n);
+                if (!p->pub.path)
+                        return -ENOMEM;
+                b->n_ports++;
+                s += n;
+        }
+        for (size_t i = 0; i < b->n_ports; i++)
+                b->ports[i].bus = b;    /* after the last realloc */
+        return 0;
+}
+
+int padbus_new(struct loop *loop, const struct padbus_config *cfg, const struct padbus_events *events,
+               struct padbus **ret) {
+        struct padbus *b;
+        int r;
+
+        if (!serial_speed(cfg->baud))
+                return log_error_errno(EINVAL, "[pads] baud %u is not a speed the kernel offers "
+                                       "(115200, 230400, 460800, 921600, 1000000, 2000000, 3000000 …)",
+                                       cfg->baud);
+        b = calloc(1, sizeof *b);
+        if (!b)
+                return -ENOMEM;
+        b->loop = loop;
+        b->cfg = *cfg;
+        b->cfg.ports = NULL;
+        if (events)
+                b->events = *events;
+        b->hook_id = -1;
+        r = parse_ports(b, cfg->ports);
+        if (r < 0) {
+                padbus_free(b);
+                return r;
+        }
+        b->timer = evtimer_new(loop_base(loop), on_timer, b);
+        b->hook_id = loop_add_before_sleep(loop, before_sleep, b);
+        if (!b->timer || b->hook_id < 0) {
+                padbus_free(b);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < b->n_ports; i++)
+                port_open(&b->ports[i]);
+        *ret = b;
+        return 0;
+}
+
+void padbus_free(struct padbus *b) {
+        if (!b)
+                return;
+        if (b->hook_id >= 0)
+                loop_remove_before_sleep(b->loop, b->hook_id);
+        if (b->timer)
+                event_free(b->timer);
+        for (size_t i = 0; i < b->n_ports; i++) {
+                if (b->ports[i].ev)
+                        event_free(b->ports[i].ev);
+                if (b->ports[i].fd >= 0)
+                        close(b->ports[i].fd);
+                free(b->ports[i].pub.path);
+        }
+        free(b->ports);
+        for (size_t i = 0; i < b->n_pads; i++)
+                free(b->pads[i]);
+        free(b->pads);
+        free(b);
+}
+
+size_t padbus_n_pads(const struct padbus *b) {
+        return b ? b->n_pads : 0;
+}
+
+const struct pad *padbus_pad(const struct padbus *b, size_t i) {
+        return i < b->n_pads ? &b->pads[i]->pub : NULL;
+}
+
+const struct pad *padbus_find(const struct padbus *b, const char *id) {
+        for (size_t i = 0; b && i < b->n_pads; i++)
+                if (strcmp(b->pads[i]->pub.id, id) == 0)
+                        return &b->pads[i]->pub;
+        return NULL;
+}
+
+unsigned padbus_connected(const struct padbus *b) {
+        unsigned n = 0;
+        for (size_t i = 0; b && i < b->n_pads; i++)
+                n += b->pads[i]->pub.connected;
+        return n;
+}
+
+size_t padbus_n_ports(const struct padbus *b) {
+        return b ? b->n_ports : 0;
+}
+
+const struct padbus_port *padbus_port(const struct padbus *b, size_t i) {
+        return i < b->n_ports ? &b->ports[i].pub : NULL;
+}
+
+int padbus_identify(struct padbus *b, const char *id) {
+        struct pad_state *s = NULL;
+        struct frame f;
+
+        for (size_t i = 0; i < b->n_pads; i++)
+                if (strcmp(b->pads[i]->pub.id, id) == 0)
+                        s = b->pads[i];
+        if (!s)
+                return -ENOENT;
+        if (!s->pub.connected)
+                return -ENOTCONN;
+        proto_pack_light(&f, &(struct proto_light) { .button = 0xff, .mode = PROTO_LIGHT_BLINK,
+                                                     .duration_ms = IDENTIFY_BLINK_MS });
+        port_send(s->port, s->pub.address, &f);
+        proto_pack_buzz(&f, &(struct proto_buzz) { .duration_ms = IDENTIFY_BUZZ_MS });
+        port_send(s->port, s->pub.address, &f);
+        return 0;
+}
+
+size_t padbus_presses_since(const struct padbus *b, uint64_t after, struct pad_press *out, size_t max) {
+        size_t n = 0;
+        size_t start = (b->history_head + PADBUS_HISTORY - b->history_len) % PADBUS_HISTORY;
+
+        for (size_t i = 0; i < b->history_len && n < max; i++) {
+                const struct pad_press *p = &b->history[(start + i) % PADBUS_HISTORY];
+                if (p->seq > after)
+                        out[n++] = *p;
+        }
+        return n;
+}

@@ -1,0 +1,135 @@
+/* hardware/padbus.h — the pad bus driver: ports, the pad registry, clock
+ * sync and the ordered press stream (DESIGN.md section 4, docs/protocol.md).
+ *
+ * Ports are opened by path (a stable /dev/serial/by-id/... name) and read on
+ * readiness in the daemon's loop.  A port that is missing or vanishes (USB
+ * unplug: read() returns 0 or EIO) is closed and tried again every
+ * reopen_ms until it returns.
+ *
+ * Pads are known by their uid, for as long as the daemon runs: a pad that
+ * goes silent (no frame for heartbeat_timeout_ms) or whose port vanishes is
+ * "disconnected" but keeps its record — identity, address, counters, clock
+ * model — and is "connected" again when it is heard from.  A HELLO gets an
+ * ASSIGN (the pad's previous address on that port when it is free).
+ *
+ * Presses: a PRESS is ACKed at once (the match runtime will move the ACK to
+ * after the press is durable), de-duplicated by event number, mapped from
+ * pad time to host time with the pad's clock model (or receive time minus
+ * wire time, flagged, for a pad without a clock or not yet synced), and
+ * held for settle_us so that a press stamped earlier on another pad but
+ * arriving later is delivered first.  The press stream is therefore in
+ * order of host time; a press that arrives after later-stamped presses were
+ * already delivered is delivered anyway, marked late, and counted.
+ *
+ * Ownership: the driver owns every struct pad and struct padbus_port; the
+ * pointers handed to callbacks and returned by the accessors stay valid
+ * until padbus_free() (pads are never freed while the daemon runs).
+ */
+#ifndef ARBITER_HARDWARE_PADBUS_H
+#define ARBITER_HARDWARE_PADBUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hardware/clock.h"
+#include "hardware/frame.h"
+
+struct loop;
+struct padbus;
+
+#define PAD_ID_LEN 16                   /* uid as 16 lowercase hex digits */
+
+struct padbus_config {
+        const char *ports;              /* paths separated by blanks; NULL or "" for none */
+        unsigned baud;
+        unsigned heartbeat_timeout_ms;
+        unsigned sync_interval_ms;
+        unsigned settle_us;
+        unsigned reopen_ms;
+};
+
+/* What a pad did that the protocol lets us attribute to it. */
+struct pad_counters {
+        uint64_t frames;                /* valid frames from it */
+        uint64_t presses;               /* distinct presses delivered */
+        uint64_t releases;
+        uint64_t duplicates;            /* retransmitted events already seen (our ACK was lost) */
+        uint64_t late_presses;          /* arrived after the settle window */
+        uint64_t syncs_sent, syncs_answered, sync_timeouts;
+        uint64_t pad_rx_errors;         /* frames the pad dropped, from its heartbeat */
+        uint64_t reconnects;            /* connected again after being gone */
+};
+
+struct padbus_port;
+
+struct pad {
+        uint64_t uid;
+        char id[PAD_ID_LEN + 1];
+        uint8_t kind;                   /* enum proto_pad_kind */
+        uint8_t n_buttons;
+        uint8_t fw_major, fw_minor;
+        uint32_t clock_hz;
+        uint8_t address;
+        const struct padbus_port *port; /* where it was last heard */
+        bool connected;
+        int64_t last_seen_usec;         /* CLOCK_MONOTONIC */
+        int64_t last_seen_wall_usec;    /* CLOCK_REALTIME, for display */
+        struct clock_model clock;
+        struct pad_counters counters;
+};
+
+struct padbus_port {
+        char *path;
+        bool open;
+        bool low_latency;               /* ASYNC_LOW_LATENCY set */
+        bool is_pty;                    /* no wire time: bytes arrive at once */
+        unsigned opens;                 /* successful opens so far */
+        char last_error[128];           /* why it is closed, for health and the API */
+        struct frame_faults faults;     /* every frame fault seen on this port */
+        uint64_t tx_frames, tx_dropped; /* dropped: the kernel buffer was full */
+};
+
+struct pad_press {
+        uint64_t seq;                   /* 1, 2, …: the daemon's press stream order */
+        const struct pad *pad;
+        uint8_t button;
+        int64_t time_usec;              /* host CLOCK_MONOTONIC of the press */
+        int64_t uncertainty_usec;
+        int64_t received_usec;          /* when its frame arrived */
+        uint16_t event_no;
+        bool clock_fallback;            /* time is receive time, not the pad's clock */
+        bool late;                      /* delivered after a later-stamped press */
+};
+
+struct padbus_events {
+        void (*added)(void *userdata, const struct pad *pad);     /* connected (again) */
+        void (*removed)(void *userdata, const struct pad *pad);   /* disconnected */
+        void (*pressed)(void *userdata, const struct pad_press *press);
+        void *userdata;
+};
+
+int padbus_new(struct loop *loop, const struct padbus_config *cfg, const struct padbus_events *events,
+               struct padbus **ret);
+void padbus_free(struct padbus *b);     /* accepts NULL */
+
+size_t padbus_n_pads(const struct padbus *b);
+const struct pad *padbus_pad(const struct padbus *b, size_t i);
+const struct pad *padbus_find(const struct padbus *b, const char *id);
+unsigned padbus_connected(const struct padbus *b);
+
+size_t padbus_n_ports(const struct padbus *b);
+const struct padbus_port *padbus_port(const struct padbus *b, size_t i);
+
+/* Blinks every button of the pad for a few seconds and sounds its buzzer.
+ * -ENOENT unknown id, -ENOTCONN not connected. */
+int padbus_identify(struct padbus *b, const char *id);
+
+/* Copies up to max presses with seq > after, oldest first, from the recent
+ * history (the last PADBUS_HISTORY presses); returns how many. */
+#define PADBUS_HISTORY 1024
+size_t padbus_presses_since(const struct padbus *b, uint64_t after, struct pad_press *out, size_t max);
+
+const char *pad_kind_to_string(uint8_t kind);
+
+#endif
