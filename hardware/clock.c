@@ -149,51 +149,56 @@ static double fit_bound(const struct clock_model *m, double x) {
         return best + m->us_per_tick + HOST_QUANTUM_US;
 }
 
-static void recent_push(struct clock_model *m, double x, double y, double bound) {
+static void recent_push(struct clock_model *m, double x, double y, double bound, double rtt, int64_t host_us) {
         m->recent[m->recent_next].x = x;
         m->recent[m->recent_next].y = y;
         m->recent[m->recent_next].bound = bound;
-        m->recent_next = (m->recent_next + 1) % CLOCK_RTT_WINDOW;
-        if (m->n_recent < CLOCK_RTT_WINDOW)
+        m->recent[m->recent_next].rtt = rtt;
+        m->recent[m->recent_next].host_us = host_us;
+        m->recent_next = (m->recent_next + 1) % CLOCK_FIT_WINDOW;
+        if (m->n_recent < CLOCK_FIT_WINDOW)
                 m->n_recent++;
 }
 
-/* Folds one point of weight wi into the centred sums after decaying the
- * old ones by lambda (weights by lambda, squared weights by lambda²).
- * West's weighted update for the first moments and Sxx, Sxy, Syy; the Σw²
- * moments are kept about the current mean, so they are moved with it
- * before the point is added. */
-static void fit_add(struct clock_model *m, double x, double y, double bound, double lambda, double wi) {
-        double l2 = lambda * lambda;
-        double w, dx, dy, mx, my, shift;
+static double rtt_weight(double rtt, int64_t rtt_min);
+static int64_t rtt_recent_min(const struct clock_model *m);
 
-        m->w *= lambda;
-        m->sxx *= lambda;
-        m->sxy *= lambda;
-        m->syy *= lambda;
-        m->v *= l2;
-        m->a1 *= l2;
-        m->a2 *= l2;
+/* Recomputes the weighted least-squares sums from the window's points.
+ * Each point weighs decay(age) × rtt_weight(rtt, the recent minimum), with
+ * the minimum as it is now: an exchange that looked quiet while the window
+ * was young loses its weight once quieter ones show what quiet is (a host
+ * hiccup in the first few exchanges would otherwise weigh fully for
+ * minutes).  Two passes, centred, so precision holds. */
+static void fit_refit(struct clock_model *m, int64_t host_now_us) {
+        int64_t rtt_min = rtt_recent_min(m);
+        double wts[CLOCK_FIT_WINDOW];
+        double W = 0, V = 0, sx = 0, sy = 0, sb = 0;
 
-        w = m->w + wi;
-        dx = x - m->mx;
-        dy = y - m->my;
-        mx = m->mx + wi * dx / w;
-        my = m->my + wi * dy / w;
-        shift = mx - m->mx;
-        m->a2 += shift * (shift * m->v - 2 * m->a1);
-        m->a1 -= shift * m->v;
-
-        m->sxx += wi * dx * (x - mx);
-        m->sxy += wi * dx * (y - my);
-        m->syy += wi * dy * (y - my);
-        m->v += wi * wi;
-        m->a1 += wi * wi * (x - mx);
-        m->a2 += wi * wi * (x - mx) * (x - mx);
-        m->bound_mean += wi * (bound - m->bound_mean) / w;
-        m->w = w;
-        m->mx = mx;
-        m->my = my;
+        for (unsigned i = 0; i < m->n_recent; i++) {
+                double age = (double) (host_now_us - m->recent[i].host_us);
+                double decay = age > 0 ? exp2(-age / (m->params.half_life_s * USEC_PER_SEC_F)) : 1;
+                double w = decay * rtt_weight(m->recent[i].rtt, rtt_min < 0 ? llround(m->recent[i].rtt) : rtt_min);
+                wts[i] = w;
+                W += w;
+                V += w * w;
+                sx += w * m->recent[i].x;
+                sy += w * m->recent[i].y;
+                sb += w * m->recent[i].bound;
+        }
+        m->w = W;
+        m->v = V;
+        m->mx = sx / W;
+        m->my = sy / W;
+        m->bound_mean = sb / W;
+        m->sxx = m->sxy = m->syy = m->a1 = m->a2 = 0;
+        for (unsigned i = 0; i < m->n_recent; i++) {
+                double w = wts[i], dx = m->recent[i].x - m->mx, dy = m->recent[i].y - m->my;
+                m->sxx += w * dx * dx;
+                m->sxy += w * dx * dy;
+                m->syy += w * dy * dy;
+                m->a1 += w * w * dx;
+                m->a2 += w * w * dx * dx;
+        }
 }
 
 /* How much an exchange counts in the fit: fully when its round trip is
@@ -238,8 +243,8 @@ static void fit_seed(struct clock_model *m, int64_t ext_rx, int64_t ext_tx, int6
         fit_clear(m);
         m->anchor_ticks = ext_rx;
         m->anchor_host_us = t1;
-        fit_add(m, x, y, bound, 1, 1);
-        recent_push(m, x, y, bound);
+        recent_push(m, x, y, bound, fmax((double) (t4 - t1) - turnaround_us, 0), t1);
+        fit_refit(m, t1);
         m->last_x = x;
         m->last_y = y;
         m->last_bound = bound;
@@ -278,7 +283,7 @@ int clock_model_add_sync(struct clock_model *m, int64_t host_t1_us, int64_t host
         const struct clock_params *p = &m->params;
         double quantum = m->us_per_tick + HOST_QUANTUM_US;
         int64_t ext_rx, ext_tx, rtt_min;
-        double turnaround, rtt, bound, x, y, lambda, tol;
+        double turnaround, rtt, bound, x, y, tol;
 
         if (!m->clock_hz)
                 return -EOPNOTSUPP;
@@ -340,11 +345,8 @@ int clock_model_add_sync(struct clock_model *m, int64_t host_t1_us, int64_t host
         }
 
         m->inconsistent_run = 0;
-        lambda = host_t1_us > m->anchor_host_us
-                ? exp2(-(double) (host_t1_us - m->anchor_host_us) / (p->half_life_s * USEC_PER_SEC_F))
-                : 1;
-        fit_add(m, x, y, bound, lambda, rtt_weight(rtt, rtt_min < 0 ? llround(rtt) : rtt_min));
-        recent_push(m, x, y, bound);
+        recent_push(m, x, y, bound, rtt, host_t1_us);
+        fit_refit(m, host_t1_us);
         m->last_x = x;
         m->last_y = y;
         m->last_bound = bound;

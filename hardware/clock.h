@@ -14,8 +14,11 @@
  * rate error.  A one-off offset is not enough: two ±50 ppm crystals can run
  * 100 ppm apart, and 50 ppm alone is 500 µs in 10 s (REFERENCES.md, "Pads
  * and timing").  So the model fits the line, as Klipper's clocksync.py
- * does, by an exponentially decayed least-squares regression over SYNC
- * exchanges:
+ * does, by a least-squares regression over the last CLOCK_FIT_WINDOW SYNC
+ * exchanges, each weighted by its age (a half-life in host time) and by
+ * its round trip (min / rtt against the recent minimum: the quiet exchange
+ * is the one that tells the truth, NTP's minimum-delay filter), the
+ * weights recomputed from the window at every exchange:
  *
  *     host t1: the SYNC started to leave   (no later than the pad's rx)
  *     pad rx:  the SYNC's delimiter arrived, on the pad's clock
@@ -75,7 +78,11 @@
  *
  * x̄ trails the newest point by about one decay time constant, so U grows
  * with the time since the last good sample, at a rate set by how well the
- * drift is known.  The quanta are one tick and one microsecond for the
+ * drift is known.  The same argument holds at each recent point k: the line
+ * misses the truth there by at most |line(x_k) − y_k| + rtt_k / 2, and the
+ * bound at x is the least of these, each grown by the slope term over
+ * |x − x_k|; a quiet exchange a second ago pins the line better than the
+ * centroid half a minute back.  The quanta are one tick and one microsecond for the
  * sync stamps' truncation and again for the press's own stamp and rounding.
  *
  * NUMERICS
@@ -91,9 +98,8 @@
  *     newly accepted point, so X and Y stay within the decay window (about
  *     10^8 µs) however long the daemon runs, and moving them shifts only the
  *     means (exactly: the centred sums do not change);
- *   - sums are kept centred (West's weighted update) rather than as raw
- *     moments, and every one decays, so none grows and old rounding errors
- *     decay with the data that made them.
+ *   - the sums are recomputed from the window's points at every exchange,
+ *     centred in two passes, so no rounding error outlives the window.
  *
  * 32 → 64 BITS
  *
@@ -171,6 +177,10 @@
  * long enough that a burst of slow exchanges cannot raise the minimum,
  * short enough to learn a slower link (another hub) within a quarter minute. */
 #define CLOCK_RTT_WINDOW        16
+/* The fit uses the last 64 accepted exchanges (64 s at one SYNC a second):
+ * with the 20 s half-life the oldest weighs a tenth of the newest, and
+ * refitting 64 points per exchange costs nothing next to a frame. */
+#define CLOCK_FIT_WINDOW        64
 
 /* Standard errors in the statistical part of the bound: 99.7 % for a
  * normal error, on top of the hard half-RTT part that dominates it. */
@@ -254,9 +264,10 @@ struct clock_model {
         int64_t anchor_host_us;         /* newest point's t1 */
         double last_x, last_y;          /* newest point, in anchor coordinates */
         double last_bound;              /* newest point's rtt / 2 */
-        struct {                        /* recent accepted points, anchor coordinates */
-                double x, y, bound;
-        } recent[CLOCK_RTT_WINDOW];
+        struct {                        /* the fit's points, anchor coordinates */
+                double x, y, bound, rtt;
+                int64_t host_us;        /* t1, for the point's age */
+        } recent[CLOCK_FIT_WINDOW];
         unsigned n_recent, recent_next;
         double w, v;                    /* Σw, Σw² */
         double mx, my;                  /* weighted means of X, Y */

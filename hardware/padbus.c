@@ -39,6 +39,10 @@
 #define EVENT_MEMORY 32
 /* Presses waiting out the settle window, across all pads. */
 #define PENDING_MAX 256
+/* A PRESS frame: header, 7-byte payload, CRC, COBS overhead, delimiter. */
+#define PRESS_FRAME_BYTES (PROTO_HEADER_LEN + 7 + PROTO_CRC_LEN + 1 + 1)
+/* Full-speed USB serial adapters hand bytes over once per 1 ms frame. */
+#define USB_POLL_USEC 1000
 /* Identify: blink this long and beep this long. */
 #define IDENTIFY_BLINK_MS 3000
 #define IDENTIFY_BUZZ_MS 300
@@ -107,6 +111,16 @@ static int64_t wire_usec(const struct port *p, size_t n) {
                 return 0;
         return (int64_t) n * BITS_PER_BYTE * USEC_PER_SEC / p->bus->cfg.baud;
 }
+
+int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool is_pty, unsigned n_pads) {
+        if (is_pty || baud == 0 || n_pads == 0)
+                return configured_us;
+        int64_t need = (int64_t) n_pads * PRESS_FRAME_BYTES * BITS_PER_BYTE * USEC_PER_SEC / baud + USB_POLL_USEC;
+        return need > configured_us ? need : configured_us;
+}
+
+/* The widest settle window any open port needs now. */
+static int64_t effective_settle(const struct padbus *b);
 
 /* ---- sending ------------------------------------------------------------ */
 
@@ -297,14 +311,33 @@ static void deliver(struct padbus *b, struct pad_press *p) {
                 b->events.pressed(b->events.userdata, p);
 }
 
+static int64_t effective_settle(const struct padbus *b) {
+        int64_t settle = b->cfg.settle_us;
+
+        for (size_t i = 0; i < b->n_ports; i++) {
+                const struct port *p = &b->ports[i];
+                unsigned n = 0;
+                if (!p->pub.open)
+                        continue;
+                for (size_t k = 0; k < b->n_pads; k++)
+                        n += b->pads[k]->port == p && b->pads[k]->pub.connected;
+                int64_t s = padbus_settle_us(b->cfg.settle_us, b->cfg.baud, p->pub.is_pty, n);
+                if (s > settle)
+                        settle = s;
+        }
+        return settle;
+}
+
 /* Delivers, oldest first, every pending press whose settle window is over. */
 static void release_settled(struct padbus *b, int64_t now) {
+        int64_t settle = effective_settle(b);
+
         for (;;) {
                 size_t best = b->n_pending;
                 for (size_t i = 0; i < b->n_pending; i++)
                         if (best == b->n_pending || b->pending[i].time_usec < b->pending[best].time_usec)
                                 best = i;
-                if (best == b->n_pending || b->pending[best].time_usec + b->cfg.settle_us > now)
+                if (best == b->n_pending || b->pending[best].time_usec + settle > now)
                         return;
                 struct pad_press p = b->pending[best];
                 b->pending[best] = b->pending[--b->n_pending];
@@ -569,8 +602,9 @@ static int64_t next_deadline(const struct padbus *b, int64_t now) {
                 else if (s->pub.clock_hz)
                         EARLIER(s->next_sync_usec);
         }
+        int64_t settle = b->n_pending ? effective_settle(b) : 0;
         for (size_t i = 0; i < b->n_pending; i++)
-                EARLIER(b->pending[i].time_usec + b->cfg.settle_us);
+                EARLIER(b->pending[i].time_usec + settle);
 #undef EARLIER
         return next < now ? now : next;
 }

@@ -130,6 +130,13 @@ int padbus_identify(struct padbus *b, const char *id);
 #define PADBUS_HISTORY 1024
 size_t padbus_presses_since(const struct padbus *b, uint64_t after, struct pad_press *out, size_t max);
 
+/* The settle window the driver really uses on a line: the configured one,
+ * widened so that n_pads PRESS frames sent back to back (everyone pressed
+ * at once on a shared line) plus one USB polling interval all arrive inside
+ * it.  A pseudo-terminal has no wire time.  At 115200 baud six pads need
+ * 6 × 1.39 ms + 1 ms ≈ 9.3 ms; at 1 Mbaud 2 ms. */
+int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool is_pty, unsigned n_pads);
+
 const char *pad_kind_to_string(uint8_t kind);
 
 #endif
