@@ -10,7 +10,6 @@
 #include "common/time.h"
 #include "hardware/padbus.h"
 
-#define PRESSES_LIMIT_DEFAULT 100
 #define PRESSES_LIMIT_MAX     PADBUS_HISTORY
 
 static json_t *faults_json(const struct frame_faults *f) {
@@ -41,7 +40,7 @@ static json_t *pad_json(const struct pad *p) {
 
         snprintf(fw, sizeof fw, "%u.%u", p->fw_major, p->fw_minor);
         return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:b, s:o, s:I, s:{s:I, s:b, s:I, s:f, s:I, s:I, s:I},"
-                         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+                         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
                          "id", p->id, "kind", pad_kind_to_string(p->kind), "buttons", (int) p->n_buttons,
                          "firmware", fw, "port", p->port ? p->port->path : NULL,
                          "address", (int) p->address, "connected", p->connected,
@@ -61,7 +60,8 @@ static json_t *pad_json(const struct pad *p) {
                          "late_presses", (json_int_t) c->late_presses, "syncs_sent", (json_int_t) c->syncs_sent,
                          "syncs_answered", (json_int_t) c->syncs_answered,
                          "sync_timeouts", (json_int_t) c->sync_timeouts,
-                         "pad_rx_errors", (json_int_t) c->pad_rx_errors, "reconnects", (json_int_t) c->reconnects);
+                         "pad_rx_errors", (json_int_t) c->pad_rx_errors, "reconnects", (json_int_t) c->reconnects,
+                         "bad_buttons", (json_int_t) c->bad_buttons);
 }
 
 static json_t *port_json(const struct padbus_port *p) {

@@ -248,8 +248,13 @@ static void on_hello(struct port *p, const struct frame *f) {
                         log_error("out of memory registering pad %016llx", (unsigned long long) h.uid);
                         return;
                 }
-        } else if (s->pub.clock_hz != h.clock_hz) {
+        } else if (f->address == PROTO_ADDR_UNASSIGNED || s->pub.clock_hz != h.clock_hz) {
+                /* It powered up or was RESET: its event numbers and its
+                 * clock start again (docs/protocol.md, "Events"). */
                 clock_model_init(&s->pub.clock, h.clock_hz, NULL);
+                s->n_events = s->events_head = 0;
+                s->syncs_ok = 0;
+                s->sync_sent_usec = 0;
         }
         uint8_t wanted = s->port == p ? s->pub.address : 0;
         s->port = p;
@@ -362,9 +367,12 @@ static void on_event(struct pad_state *s, const struct frame *f, int64_t now) {
                 s->pub.counters.releases++;
                 return;
         }
-        if (e.button >= s->pub.n_buttons)
-                log_warning("pad %s pressed button %u but has %u; delivered anyway", s->pub.id, e.button,
-                            s->pub.n_buttons);
+        if (e.button >= s->pub.n_buttons) {
+                s->pub.counters.bad_buttons++;
+                log_warning("pad %s reported button %u but announced %u buttons; ignored (firmware bug?)",
+                            s->pub.id, e.button, s->pub.n_buttons);
+                return;
+        }
 
         p.button = e.button;
         p.event_no = e.event_no;
@@ -389,8 +397,11 @@ static void on_sync_reply(struct pad_state *s, const struct frame *f, int64_t no
                 return;         /* late reply to a SYNC given up on */
         /* The reply's delimiter arrives a wire time after its first byte left. */
         int64_t t4 = now - wire_usec(s->port, PROTO_HEADER_LEN + 10 + PROTO_CRC_LEN + 2);
-        if (clock_model_add_sync(&s->pub.clock, s->sync_sent_usec, t4, m.rx_time, m.tx_time) == 0)
+        int v = clock_model_add_sync(&s->pub.clock, s->sync_sent_usec, t4, m.rx_time, m.tx_time);
+        if (v == CLOCK_ACCEPTED)
                 s->syncs_ok++;
+        else if (v == CLOCK_RESTARTED)
+                s->syncs_ok = 1;        /* sync fast again until the new fit is synced */
         s->sync_sent_usec = 0;
         s->pub.counters.syncs_answered++;
 }
@@ -401,6 +412,8 @@ static void on_frame(void *userdata, const struct frame *f) {
         int64_t now = now_usec();
         struct pad_state *s;
 
+        if (f->type >= 0x80)
+                return;         /* our own frames echoed by an RS-485 transceiver */
         if (f->type == PROTO_HELLO) {
                 on_hello(p, f);
                 s = NULL;

@@ -56,6 +56,7 @@ struct pad_counters {
         uint64_t releases;
         uint64_t duplicates;            /* retransmitted events already seen (our ACK was lost) */
         uint64_t late_presses;          /* arrived after the settle window */
+        uint64_t bad_buttons;           /* events for a button it does not have: ignored */
         uint64_t syncs_sent, syncs_answered, sync_timeouts;
         uint64_t pad_rx_errors;         /* frames the pad dropped, from its heartbeat */
         uint64_t reconnects;            /* connected again after being gone */

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <termios.h>
 #include <unistd.h>
@@ -140,11 +141,17 @@ static int kbd_setup_terminal(void) {
 
 int kbd_new(struct sim *s, struct kbd **ret) {
         struct kbd *k = calloc(1, sizeof *k);
+        struct stat st;
         int r;
 
         if (!k)
                 return -ENOMEM;
         k->sim = s;
+        if (fstat(STDIN_FILENO, &st) < 0 || !plog_pollable(STDIN_FILENO, &st)) {
+                plog(PLOG_WARN, "--keyboard needs a terminal (or a pipe) on stdin");
+                kbd_free(k);
+                return -EINVAL;
+        }
         k->ev = event_new(s->base, STDIN_FILENO, EV_READ | EV_PERSIST, kbd_read_cb, k);
         if (!k->ev || event_add(k->ev, NULL) < 0) {
                 plog(PLOG_WARN, "--keyboard: cannot watch stdin (is it a terminal or a pipe?)");

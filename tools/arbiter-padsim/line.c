@@ -83,19 +83,6 @@ struct line {
 static void line_read_cb(evutil_socket_t fd, short what, void *userdata);
 static void line_arm_writer(struct line *l);
 
-static const char *kind_name(uint8_t kind) {
-        switch (kind) {
-        case PROTO_KIND_BUTTONS:
-                return "buttons";
-        case PROTO_KIND_SLAP:
-                return "slap";
-        case PROTO_KIND_REFEREE:
-                return "referee";
-        default:
-                return "unknown";
-        }
-}
-
 /* The payload decoded for a person reading --verbose output; a payload that
  * does not unpack is shown as such, since the pads will drop it too. */
 void line_describe(const struct frame *f, char *buf, size_t size) {
@@ -118,7 +105,7 @@ void line_describe(const struct frame *f, char *buf, size_t size) {
         case PROTO_HELLO:
                 if ((r = proto_unpack_hello(f, &m.hello)) == 0)
                         snprintf(buf, size, "%s uid 0x%016" PRIx64 " kind %s buttons %u fw %u.%u clock %" PRIu32 " Hz",
-                                 name, m.hello.uid, kind_name(m.hello.kind), m.hello.n_buttons,
+                                 name, m.hello.uid, sim_kind_name(m.hello.kind), m.hello.n_buttons,
                                  m.hello.fw_major, m.hello.fw_minor, m.hello.clock_hz);
                 break;
         case PROTO_PRESS:

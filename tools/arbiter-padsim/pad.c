@@ -257,8 +257,13 @@ int pad_press(struct pad *p, unsigned button, int64_t press_us, int64_t delay_us
                 return -EINVAL;
         bit = (uint16_t) (1u << button);
         if (p->down & bit) {
-                plog(PLOG_INFO, "pad %u: button %u is already down", p->index, button);
-                return 0;
+                /* A script or a key asked for a press while the button is still
+                 * held from the last one: the finger came up in between. */
+                int64_t up = press_us;
+                if (evtimer_pending(p->release[button].ev, NULL) && p->release[button].due_us < up)
+                        up = p->release[button].due_us;
+                plog(PLOG_FRAME, "pad %u: button %u still down: released first", p->index, button);
+                pad_release(p, button, up);
         }
         if (!pad_assigned(p)) {
                 p->stats.ignored++;
@@ -271,10 +276,11 @@ int pad_press(struct pad *p, unsigned button, int64_t press_us, int64_t delay_us
                 p->release[button].due_us = press_us + hold_us;
                 sim_timer_at(p->release[button].ev, press_us + hold_us);
         }
+        /* A locked-out button still reports: the host judges what a press
+         * during lockout means (docs/protocol.md, LOCKOUT). */
         if (p->locked & bit) {
                 p->stats.locked++;
-                plog(PLOG_INFO, "pad %u: button %u is locked out: press not sent", p->index, button);
-                return 0;
+                plog(PLOG_INFO, "pad %u: button %u pressed while locked out", p->index, button);
         }
         r = pad_new_event(p, PROTO_PRESS, button, press_us, delay_us);
         if (r < 0) {
@@ -493,16 +499,20 @@ static void pad_on_lockout(struct pad *p, const struct frame *f) {
         plog(PLOG_INFO, "pad %u: lockout buttons %s", p->index, list);
 }
 
-/* RESET forgets the address, the lights and the lockout, and starts the
- * HELLOs again (with a fresh random phase: a broadcast RESET must not make
- * every pad HELLO at the same instant).  Pending events and the event
- * counter stay: the host has seen those numbers and must not see them
- * reused, and a press it has not acknowledged is still a press. */
+/* RESET is a restart (docs/protocol.md): the pad forgets its address,
+ * pending events, lights and lockout, numbers events from 0 again, and
+ * starts the HELLOs (with a fresh random phase: a broadcast RESET must not
+ * make every pad HELLO at the same instant).  The host clears what it
+ * remembers of the pad's event numbers when the HELLO from address 0
+ * arrives. */
 static void pad_on_reset(struct pad *p) {
-        plog(PLOG_INFO, "pad %u: reset (was address %u)", p->index, p->address);
+        plog(PLOG_INFO, "pad %u: reset (was address %u, %u events dropped)", p->index, p->address,
+             p->n_pending);
         plog_record(true, "RESET pad=%u", p->index);
         p->address = PROTO_ADDR_UNASSIGNED;
         p->locked = 0;
+        p->n_pending = 0;
+        p->next_event = 0;
         event_del(p->beat_ev);
         event_del(p->retx_ev);
         event_del(p->bsync_ev);
@@ -561,7 +571,7 @@ int pad_new(struct sim *sim, unsigned index, const struct pad_config *cfg, struc
         p->sim = sim;
         p->index = index;
         p->cfg = *cfg;
-        p->next_event = 1;
+        p->next_event = 0;
         rng_seed(&p->rng, sim->opt->seed, RNG_STREAM_PAD0 + index);
         p->hello_ev = evtimer_new(sim->base, pad_hello_cb, p);
         p->beat_ev = evtimer_new(sim->base, pad_beat_cb, p);

@@ -39,9 +39,11 @@ void pad_receive(struct pad *p, const struct frame *f, int64_t rx_us);
  * little in the past: a timer fires late, the press did not).  The PRESS
  * goes out now, after delay_us on the line if that is >= 0.  With hold_us
  * > 0 the button is released at press_us + hold_us; otherwise it stays
- * down until pad_release().  Returns -EINVAL for a button the pad does not
- * have; everything a real pad would do quietly (ignore a press while
- * unassigned, a locked button) is logged and returns 0. */
+ * down until pad_release().  A press of a button that is still down
+ * releases it first (at press_us, or when its hold ran out if that was
+ * earlier): the finger came up in between.  Returns -EINVAL for a button
+ * the pad does not have; everything a real pad would do quietly (ignore a
+ * press while unassigned, a locked button) is logged and returns 0. */
 int pad_press(struct pad *p, unsigned button, int64_t press_us, int64_t delay_us, int64_t hold_us);
 int pad_release(struct pad *p, unsigned button, int64_t release_us);
 

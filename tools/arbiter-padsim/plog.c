@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 #include <event2/buffer.h>
@@ -83,17 +84,22 @@ static void stdout_cb(evutil_socket_t fd, short what, void *userdata) {
  * that reads the PTY line and then ignores stdout stalls nothing.  A regular
  * file or /dev/null cannot be polled and never blocks: written at once. */
 int plog_attach(struct event_base *base) {
+        struct stat st;
+
         records = evbuffer_new();
         if (!records)
                 return -ENOMEM;
+        if (fstat(STDOUT_FILENO, &st) < 0 || !plog_pollable(STDOUT_FILENO, &st))
+                return 0;
         stdout_ev = event_new(base, STDOUT_FILENO, EV_WRITE, stdout_cb, NULL);
-        if (stdout_ev && event_add(stdout_ev, NULL) < 0) {
-                event_free(stdout_ev);
-                stdout_ev = NULL;
-        }
-        if (stdout_ev)
-                event_del(stdout_ev);
-        return 0;
+        return stdout_ev ? 0 : -ENOMEM;
+}
+
+/* epoll refuses regular files and most character devices (/dev/null), and
+ * libevent complains on stderr when asked; pipes, sockets and terminals are
+ * what a reader or a writer at the other end makes stdin and stdout. */
+bool plog_pollable(int fd, const struct stat *st) {
+        return S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || (S_ISCHR(st->st_mode) && isatty(fd));
 }
 
 void plog_detach(void) {

@@ -35,6 +35,10 @@ void plog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 int plog_attach(struct event_base *base);
 void plog_detach(void);
 
+/* Whether fd (with its fstat st) can be watched by the loop. */
+struct stat;
+bool plog_pollable(int fd, const struct stat *st);
+
 /* A record on stdout: always for "PTY"/"PORT" lines, only with --events for
  * the rest (is_event).  Written in order. */
 void plog_record(bool is_event, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

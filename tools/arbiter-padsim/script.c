@@ -160,14 +160,14 @@ static int get_index(json_t *o, const char *key, unsigned limit, unsigned *ret) 
  * sentence for the person who wrote the line into err and returns -EINVAL. */
 static int action_parse(struct script *sc, json_t *o, struct action *a, char *err, size_t err_size) {
         static const char *const known[] = {
-                "at_us", "at_ms", "pad", "button", "press", "hold_ms", "delay_us", "unplug_ms", "garbage",
-                "quit", NULL,
+                "at_us", "at_ms", "in_us", "in_ms", "pad", "button", "press", "hold_ms", "delay_us",
+                "unplug_ms", "garbage", "quit", NULL,
         };
         struct sim *s = sc->sim;
         const char *key;
         json_t *v, *press, *unplug, *garbage, *quit;
-        int64_t at = -1, hold_us = SCRIPT_DEFAULT_HOLD_MS * USEC_PER_MSEC;
-        int n_kinds, r;
+        int64_t at = -1, in = -1, hold_us = SCRIPT_DEFAULT_HOLD_MS * USEC_PER_MSEC;
+        int n_kinds, n_times, r;
 
         json_object_foreach(o, key, v) {
                 bool ok = false;
@@ -178,13 +178,17 @@ static int action_parse(struct script *sc, json_t *o, struct action *a, char *er
                         return -EINVAL;
                 }
         }
-        if (json_object_get(o, "at_us") && json_object_get(o, "at_ms")) {
-                snprintf(err, err_size, "give at_us or at_ms, not both");
+        n_times = !!json_object_get(o, "at_us") + !!json_object_get(o, "at_ms") +
+                  !!json_object_get(o, "in_us") + !!json_object_get(o, "in_ms");
+        if (n_times > 1) {
+                snprintf(err, err_size, "give one time at most: at_us, at_ms, in_us or in_ms");
                 return -EINVAL;
         }
         if (get_duration(o, "at_us", 1, INT64_MAX / 2, &at) < 0 ||
-            get_duration(o, "at_ms", USEC_PER_MSEC, INT64_MAX / 2, &at) < 0) {
-                snprintf(err, err_size, "at_us/at_ms must be a number >= 0");
+            get_duration(o, "at_ms", USEC_PER_MSEC, INT64_MAX / 2, &at) < 0 ||
+            get_duration(o, "in_us", 1, INT64_MAX / 2, &in) < 0 ||
+            get_duration(o, "in_ms", USEC_PER_MSEC, INT64_MAX / 2, &in) < 0) {
+                snprintf(err, err_size, "at_us, at_ms, in_us and in_ms must be numbers >= 0");
                 return -EINVAL;
         }
         press = json_object_get(o, "press");
@@ -198,7 +202,10 @@ static int action_parse(struct script *sc, json_t *o, struct action *a, char *er
                 return -EINVAL;
         }
         *a = (struct action) { .delay_us = -1 };
-        a->at_us = at < 0 ? now_usec() : s->start_us + at;
+        if (at >= 0)
+                a->at_us = s->start_us + at;
+        else
+                a->at_us = now_usec() + (in >= 0 ? in : 0);
 
         if (!press && (json_object_get(o, "pad") || json_object_get(o, "button") ||
                        json_object_get(o, "hold_ms") || json_object_get(o, "delay_us"))) {
@@ -371,7 +378,8 @@ static int script_read_all(struct script *sc, int fd) {
 
 /* A file is read whole at start; its timed actions wait in the queue.
  * Stdin is watched with the loop when it is a pipe, socket or terminal;
- * a regular file or /dev/null cannot be polled and is read whole too. */
+ * a regular file or /dev/null cannot be polled and is read whole too
+ * (reading either never blocks). */
 int script_new(struct sim *s, const char *path, struct script **ret) {
         struct script *sc = calloc(1, sizeof *sc);
         bool use_stdin = strcmp(path, "-") == 0;
@@ -388,7 +396,7 @@ int script_new(struct sim *s, const char *path, struct script **ret) {
                 return -ENOMEM;
         }
         *ret = sc;
-        if (use_stdin && fstat(STDIN_FILENO, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (use_stdin && fstat(STDIN_FILENO, &st) == 0 && plog_pollable(STDIN_FILENO, &st)) {
                 sc->stdin_ev = event_new(s->base, STDIN_FILENO, EV_READ | EV_PERSIST, script_stdin_cb, sc);
                 if (sc->stdin_ev && event_add(sc->stdin_ev, NULL) == 0)
                         return 0;

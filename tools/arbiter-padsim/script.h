@@ -2,8 +2,9 @@
  *
  * Each line of the script (a file, or stdin with "-") is one JSON object,
  * one action: a press or release, an unplug, a burst of garbage, or quit;
- * docs/padsim.md has the format.  A line with a time ("at_us" or "at_ms",
- * since the simulator started) runs then; one without runs when it is read.
+ * docs/padsim.md has the format.  A line with a time ("at_us" or "at_ms"
+ * since the simulator started, "in_us" or "in_ms" after the line is read)
+ * runs then; one without runs when it is read.
  * A bad line is reported on stderr with its number and skipped.  Stdin is
  * read as it arrives, so a test can feed actions while the simulator runs;
  * its end does not stop the simulator.

@@ -17,8 +17,6 @@
 #include "tools/arbiter-padsim/plog.h"
 #include "tools/arbiter-padsim/script.h"
 
-static bool quitting;
-
 void sim_timer_at(struct event *ev, int64_t due_us) {
         int64_t wait = due_us - now_usec();
         struct timeval tv = usec_to_timeval(wait > 0 ? wait : 0);
@@ -29,7 +27,7 @@ void sim_timer_at(struct event *ev, int64_t due_us) {
 /* libevent forgets a loopbreak issued before the loop starts (a script
  * whose first line is "quit"), hence the flag sim_run() checks first. */
 void sim_quit(struct sim *s) {
-        quitting = true;
+        s->quitting = true;
         event_base_loopbreak(s->base);
 }
 
@@ -59,8 +57,17 @@ static void sim_signal_cb(evutil_socket_t sig, short what, void *userdata) {
         sim_quit(userdata);
 }
 
-static const char *kind_word(uint8_t kind) {
-        return kind == PROTO_KIND_SLAP ? "slap" : kind == PROTO_KIND_REFEREE ? "referee" : "buttons";
+const char *sim_kind_name(uint8_t kind) {
+        switch (kind) {
+        case PROTO_KIND_BUTTONS:
+                return "buttons";
+        case PROTO_KIND_SLAP:
+                return "slap";
+        case PROTO_KIND_REFEREE:
+                return "referee";
+        default:
+                return "unknown";
+        }
 }
 
 static void sim_log_start(const struct sim *s) {
@@ -69,23 +76,25 @@ static void sim_log_start(const struct sim *s) {
         size_t n = 0;
 
         for (unsigned i = 0; i < o->n_pads && n < sizeof kinds - 16; i++)
-                n += (size_t) snprintf(kinds + n, sizeof kinds - n, "%s%s", i ? "," : "", kind_word(o->pads[i].kind));
+                n += (size_t) snprintf(kinds + n, sizeof kinds - n, "%s%s", i ? "," : "",
+                                       sim_kind_name(o->pads[i].kind));
         plog(PLOG_INFO, "%u pad%s (%s), uids 0x%016" PRIx64 "..., seed %" PRIu64, o->n_pads,
              o->n_pads == 1 ? "" : "s", kinds, o->pads[0].uid, o->seed);
 }
 
 /* Tears down in the reverse order of sim_run(): drivers first, so nothing
- * presses a freed pad; the line last, which removes the link. */
-static void sim_done(struct sim *s) {
+ * presses a freed pad; the line last, which removes the link.  Counters are
+ * logged only after a run, not after a failed start. */
+static void sim_done(struct sim *s, bool log_stats) {
         bots_free(s->bots);
         kbd_free(s->kbd);
         script_free(s->script);
         for (unsigned i = 0; i < s->n_pads; i++) {
-                if (s->pads[i])
+                if (s->pads[i] && log_stats)
                         pad_log_stats(s->pads[i]);
                 pad_free(s->pads[i]);
         }
-        if (s->line)
+        if (s->line && log_stats)
                 line_log_stats(s->line);
         line_free(s->line);
         plog_detach();
@@ -137,24 +146,24 @@ int sim_run(const struct sim_options *opt) {
         }
         if (plog_attach(s.base) < 0) {
                 plog(PLOG_WARN, "out of memory");
-                sim_done(&s);
+                sim_done(&s, false);
                 return EXIT_FAILURE;
         }
         s.sigint = evsignal_new(s.base, SIGINT, sim_signal_cb, &s);
         s.sigterm = evsignal_new(s.base, SIGTERM, sim_signal_cb, &s);
         if (!s.sigint || !s.sigterm || evsignal_add(s.sigint, NULL) < 0 || evsignal_add(s.sigterm, NULL) < 0) {
                 plog(PLOG_WARN, "cannot watch SIGINT and SIGTERM");
-                sim_done(&s);
+                sim_done(&s, false);
                 return EXIT_FAILURE;
         }
         if (line_new(s.base, &lc, sim_rx, &s, &s.line) < 0) {
-                sim_done(&s);
+                sim_done(&s, false);
                 return EXIT_FAILURE;
         }
         for (unsigned i = 0; i < opt->n_pads; i++) {
                 if (pad_new(&s, i, &opt->pads[i], &s.pads[i]) < 0) {
                         plog(PLOG_WARN, "out of memory");
-                        sim_done(&s);
+                        sim_done(&s, false);
                         return EXIT_FAILURE;
                 }
                 s.n_pads++;
@@ -170,14 +179,14 @@ int sim_run(const struct sim_options *opt) {
         if (r >= 0 && opt->bots)
                 r = bots_new(&s, &s.bots);
         if (r < 0) {
-                sim_done(&s);
+                sim_done(&s, false);
                 return EXIT_FAILURE;
         }
         s.status = EXIT_SUCCESS;
-        if (!quitting && event_base_dispatch(s.base) < 0) {
+        if (!s.quitting && event_base_dispatch(s.base) < 0) {
                 plog(PLOG_WARN, "the event loop failed");
                 s.status = EXIT_FAILURE;
         }
-        sim_done(&s);
+        sim_done(&s, true);
         return s.status;
 }

@@ -62,6 +62,7 @@ struct sim {
         struct bots *bots;
         struct event *sigint, *sigterm;
         int status;                     /* exit status sim_run() returns */
+        bool quitting;                  /* sim_quit() was called */
 };
 
 /* Runs the simulator; returns the process exit status (0, or 1 on failure). */
@@ -73,6 +74,9 @@ void sim_quit(struct sim *s);
 /* Arms a one-shot timer ev to fire at CLOCK_MONOTONIC time due_us (now if it
  * is already past). */
 void sim_timer_at(struct event *ev, int64_t due_us);
+
+/* "buttons", "slap", "referee": the names --kind takes. */
+const char *sim_kind_name(uint8_t kind);
 
 /* Unplugs the line for duration_us (< 0: until sim_toggle_plug() again). */
 void sim_unplug(struct sim *s, int64_t duration_us);
