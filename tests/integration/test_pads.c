@@ -50,6 +50,8 @@ static int setup(void **state) {
         const char *env[] = { env_pads, NULL };
         const char *args[] = { arg, NULL };
         daemon_start(&daemon_, env, args, true);
+        free(env_pads);
+        free(arg);
         (void) st;
         referee_token = create_token("referee", unique_name("ref"));
         assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
