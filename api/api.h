@@ -26,10 +26,14 @@
 #include "api/router.h"
 
 struct loop;
+struct pad;
+struct pad_press;
 struct padbus;
+struct sse_hub;
 struct store;
 struct api_server;
 struct MHD_Connection;
+struct MHD_Response;
 
 struct api_config {
         const char *address;            /* numeric IPv4 or IPv6 address */
@@ -49,6 +53,7 @@ struct api_deps {
         struct store *store;
         struct auth *auth;
         struct padbus *pads;
+        struct sse_hub *events;         /* live events (api/sse.h); outlives the server */
         /* Fills the daemon-wide members of GET /v1/health. */
         void (*health)(void *userdata, json_t *health);
         void *userdata;
@@ -77,10 +82,18 @@ const char *api_server_address(const struct api_server *s);
 /* Applies the reloadable settings (body_limit, open_reads). */
 void api_server_reconfigure(struct api_server *s, const struct api_config *cfg);
 
-/* Stops accepting connections (graceful shutdown); requests in flight go on. */
+/* Stops accepting connections (graceful shutdown); requests in flight go
+ * on.  Event streams end at once: they are not work in flight, and a
+ * display reconnects to the next start by itself. */
 void api_server_quiesce(struct api_server *s);
-/* Requests received and not yet completed. */
+/* Requests received and not yet completed, event streams not counted. */
 unsigned api_server_active(const struct api_server *s);
+/* Event streams open. */
+unsigned api_server_streams(const struct api_server *s);
+/* Makes the server call MHD_run() before the loop sleeps again: for code
+ * outside the server that resumes a connection (MHD_resume_connection() only
+ * marks it). */
+void api_server_run_soon(struct api_server *s);
 
 /* Reply to req (the server takes body).  Status 2xx/3xx: JSON; callers use
  * api_reply_problem for errors.  Safe to call later from a store callback. */
@@ -89,6 +102,17 @@ void api_reply_problem(struct api_request *req, unsigned status, const char *det
         __attribute__((format(printf, 3, 4)));
 /* Replies with an already built problem (taken). */
 void api_reply_problem_json(struct api_request *req, json_t *problem);
+/* Replies 200 with a streaming response (taken) whose content reader
+ * suspends the connection when it has nothing to send and whose owner
+ * resumes it (then api_server_run_soon()).  The request counts as a stream,
+ * not as work in flight. */
+void api_reply_stream(struct api_request *req, struct MHD_Response *response);
+
+/* Live events of the pad bus on topic "pads" (api/events.c): "pad_added"
+ * and "pad_removed" with the pad, "pressed" with the press.  Failures are
+ * logged; hub may be NULL. */
+void api_events_pad(struct sse_hub *hub, const char *event, const struct pad *pad);
+void api_events_press(struct sse_hub *hub, const struct pad_press *press);
 
 /* The token cache (api/tokens.c).  api_tokens_reload() loads the live
  * tokens into auth; call it whenever the store becomes ready.
@@ -105,8 +129,9 @@ typedef void (*api_token_created_fn)(void *userdata, const char *token, json_t *
                                      const char *error);
 int api_tokens_create(struct store *store, const char *name, enum auth_role role,
                       const char *created_by, api_token_created_fn cb, void *userdata);
-/* NULL when name is acceptable, otherwise why not. */
-const char *api_token_name_problem(const char *name);
+/* NULL when name is acceptable for a token or a table (1 to 64 bytes, no
+ * control characters), otherwise why not. */
+const char *api_name_problem(const char *name);
 
 /* Route tables of each resource, joined by api/routes.c. */
 extern const struct route api_routes[];

@@ -16,7 +16,7 @@
 #include "store/store.h"
 
 #define TOKENS_CHANNEL   "arbiter_tokens"
-#define TOKEN_NAME_MAX   64
+#define NAME_MAX_BYTES   64     /* the CHECK on api_tokens.name and tables.name */
 #define PAGE_LIMIT_DEFAULT 100
 #define PAGE_LIMIT_MAX     1000
 
@@ -157,16 +157,16 @@ struct creation {
         void *userdata;
 };
 
-const char *api_token_name_problem(const char *name) {
+const char *api_name_problem(const char *name) {
         size_t n = name ? strlen(name) : 0;
 
         if (n == 0)
-                return "a token needs a name (who or what uses it, e.g. \"scoreboard-hall-a\")";
-        if (n > TOKEN_NAME_MAX)
-                return "a token name is at most 64 bytes";
+                return "a name is needed (e.g. \"scoreboard-hall-a\", \"table-a\")";
+        if (n > NAME_MAX_BYTES)
+                return "a name is at most 64 bytes";
         for (const unsigned char *p = (const unsigned char *) name; *p; p++)
                 if (*p < 0x20 || *p == 0x7f)
-                        return "a token name cannot contain control characters";
+                        return "a name cannot contain control characters";
         return NULL;
 }
 
@@ -194,7 +194,7 @@ int api_tokens_create(struct store *store, const char *name, enum auth_role role
         struct creation *c;
         int r;
 
-        if (api_token_name_problem(name) || role < AUTH_ROLE_DISPLAY || role > AUTH_ROLE_ADMIN)
+        if (api_name_problem(name) || role < AUTH_ROLE_DISPLAY || role > AUTH_ROLE_ADMIN)
                 return -EINVAL;
         c = calloc(1, sizeof *c);
         if (!c)
@@ -246,7 +246,7 @@ void handle_tokens_create(struct api_request *req) {
         }
         name = json_string_value(json_object_get(req->body, "name"));
         role_s = json_string_value(json_object_get(req->body, "role"));
-        problem = api_token_name_problem(name);
+        problem = api_name_problem(name);
         if (problem) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "name: %s", problem);
                 return;

@@ -87,8 +87,8 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "arbiterd: unknown role \"%s\": use admin, referee or display\n", token_role);
                 return EXIT_USAGE;
         }
-        if (token_name && api_token_name_problem(token_name)) {
-                fprintf(stderr, "arbiterd: %s\n", api_token_name_problem(token_name));
+        if (token_name && api_name_problem(token_name)) {
+                fprintf(stderr, "arbiterd: %s\n", api_name_problem(token_name));
                 return EXIT_USAGE;
         }
 

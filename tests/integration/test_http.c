@@ -304,6 +304,70 @@ static void dbus_doc_matches_live_introspection(void **state) {
         assert_dbus_doc_matches("/org/arbiter/Arbiter1", "org.arbiter.Arbiter1.Manager");
 }
 
+static void tables_are_created_listed_and_validated(void **state) {
+        struct http_reply r;
+        char body[512], path[160];
+        const char *name = unique_name("table");
+        (void) state;
+
+        snprintf(body, sizeof body,
+                 "{\"name\":\"%s\",\"seats\":[{\"seat\":1,\"pad\":\"00000000000%05x\"},"
+                 "{\"seat\":2,\"pad\":\"00000000000%05x\",\"buttons\":{\"0\":\"row-1\",\"6\":\"doesnt-fit\"}},"
+                 "{\"seat\":3,\"pad\":null}]}",
+                 name, (unsigned) getpid() & 0xfffff, ((unsigned) getpid() & 0xfffff) ^ 0x80000);
+        http_post_json(&daemon_, "/v1/tables", admin_token, body, &r);
+        if (r.status != 201)
+                fail_msg("POST /v1/tables: %ld %s", r.status, r.body);
+        json_int_t id = json_integer_value(json_object_get(r.json, "id"));
+        json_t *seats = json_object_get(r.json, "seats");
+        assert_int_equal(json_array_size(seats), 3);
+        assert_string_equal(json_string_value(json_object_get(
+                json_object_get(json_array_get(seats, 1), "buttons"), "6")), "doesnt-fit");
+        assert_true(json_is_null(json_object_get(json_array_get(seats, 2), "pad")));
+        http_reply_done(&r);
+
+        /* the same name again, or the same pads at another table: conflicts */
+        http_post_json(&daemon_, "/v1/tables", admin_token, body, &r);
+        assert_problem(&r, 409);
+        http_reply_done(&r);
+
+        snprintf(path, sizeof path, "/v1/tables/%lld", (long long) id);
+        http_get(&daemon_, path, NULL, &r);
+        assert_int_equal(r.status, 200);
+        assert_string_equal(json_string_value(json_object_get(r.json, "name")), name);
+        http_reply_done(&r);
+        http_get(&daemon_, "/v1/tables/999999999", NULL, &r);
+        assert_problem(&r, 404);
+        http_reply_done(&r);
+        http_get(&daemon_, "/v1/tables?limit=1000", NULL, &r);
+        assert_int_equal(r.status, 200);
+        assert_true(json_array_size(json_object_get(r.json, "items")) >= 1);
+        http_reply_done(&r);
+
+        /* every bad field is named, and nothing is stored */
+        static const struct { const char *body, *field; } bad[] = {
+                { "{\"seats\":[{\"seat\":1}]}", "name" },
+                { "{\"name\":\"x\"}", "seats" },
+                { "{\"name\":\"x\",\"seats\":[]}", "seats" },
+                { "{\"name\":\"x\",\"seats\":[{\"seat\":9}]}", "seats[0].seat" },
+                { "{\"name\":\"x\",\"seats\":[{\"seat\":1},{\"seat\":1}]}", "seats[1].seat" },
+                { "{\"name\":\"x\",\"seats\":[{\"seat\":1,\"pad\":\"XYZ\"}]}", "seats[0].pad" },
+                { "{\"name\":\"x\",\"seats\":[{\"seat\":1,\"buttons\":{\"17\":\"a\"}}]}", "seats[0].buttons" },
+                { "{\"name\":\"x\",\"seats\":[{\"seat\":1,\"buttons\":{\"1\":7}}]}", "seats[0].buttons.1" },
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+                http_post_json(&daemon_, "/v1/tables", admin_token, bad[i].body, &r);
+                assert_problem(&r, 400);
+                const char *detail = json_string_value(json_object_get(r.json, "detail"));
+                if (strncmp(detail, bad[i].field, strlen(bad[i].field)) != 0)
+                        fail_msg("%s: detail \"%s\" should name %s", bad[i].body, detail, bad[i].field);
+                http_reply_done(&r);
+        }
+        http_post_json(&daemon_, "/v1/tables", display_token, body, &r);
+        assert_problem(&r, 403);
+        http_reply_done(&r);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(ready_was_notified_with_status),
@@ -322,6 +386,7 @@ int main(void) {
                 cmocka_unit_test(reads_of_admin_resources_need_a_token),
                 cmocka_unit_test(dbus_root_object_has_manager_and_version),
                 cmocka_unit_test(dbus_doc_matches_live_introspection),
+                cmocka_unit_test(tables_are_created_listed_and_validated),
         };
         return cmocka_run_group_tests_name("http", tests, setup, teardown);
 }

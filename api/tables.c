@@ -1,0 +1,220 @@
+/* api/tables.c — /v1/tables: the venue's tables and which pad sits where.
+ *
+ * A table is written in one statement (a data-modifying CTE inserts the
+ * table and its seats together), so it exists whole or not at all, and the
+ * reply is assembled by PostgreSQL from what was stored.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <microhttpd.h>
+
+#include "api/handlers.h"
+#include "hardware/padbus.h"
+#include "store/store.h"
+
+#define TABLE_MAX_SEATS   8             /* engine/judge.h JUDGE_MAX_SEATS */
+#define BUTTON_MAX        (PROTO_MAX_BUTTONS - 1)
+#define CALL_NAME_MAX     32
+
+/* The stored table as one JSON object, built by the database. */
+#define TABLE_JSON(t, seats) \
+        "jsonb_build_object('id', " t ".id, 'name', " t ".name, 'created_by', " t ".created_by, " \
+        "'created_at', to_char(" t ".created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), " \
+        "'seats', " seats ")"
+
+#define SEATS_OF(id_expr) \
+        "(SELECT coalesce(jsonb_agg(jsonb_build_object('seat', s.seat, 'pad', s.pad_id, " \
+        "'buttons', s.button_map) ORDER BY s.seat), '[]'::jsonb) FROM table_seats s WHERE s.table_id = " id_expr ")"
+
+static bool is_pad_id(const char *s) {
+        return s && strlen(s) == PAD_ID_LEN && strspn(s, "0123456789abcdef") == PAD_ID_LEN;
+}
+
+/* Checks one seat object; replies 400 naming the field and returns false. */
+static bool check_seat(struct api_request *req, size_t i, json_t *seat, uint32_t *seen_seats) {
+        json_t *n = json_object_get(seat, "seat"), *pad = json_object_get(seat, "pad"),
+               *buttons = json_object_get(seat, "buttons");
+        const char *key;
+        json_t *v;
+
+        if (!json_is_object(seat)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu]: must be an object {\"seat\": 1, \"pad\": \"…\"}", i);
+                return false;
+        }
+        if (!json_is_integer(n) || json_integer_value(n) < 1 || json_integer_value(n) > TABLE_MAX_SEATS) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu].seat: must be a whole number from 1 to %d",
+                                  i, TABLE_MAX_SEATS);
+                return false;
+        }
+        uint32_t bit = 1u << json_integer_value(n);
+        if (*seen_seats & bit) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu].seat: seat %lld is listed twice",
+                                  i, (long long) json_integer_value(n));
+                return false;
+        }
+        *seen_seats |= bit;
+        if (pad && !json_is_null(pad) && !is_pad_id(json_string_value(pad))) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                  "seats[%zu].pad: must be a pad id, 16 lowercase hex digits as in GET /v1/pads "
+                                  "(or null for a seat without a pad)", i);
+                return false;
+        }
+        if (buttons && !json_is_null(buttons)) {
+                if (!json_is_object(buttons)) {
+                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                          "seats[%zu].buttons: must map button numbers to calls, e.g. "
+                                          "{\"0\": \"row-1\", \"6\": \"doesnt-fit\"}", i);
+                        return false;
+                }
+                json_object_foreach(buttons, key, v) {
+                        char *end;
+                        long b = strtol(key, &end, 10);
+                        size_t len = json_string_length(v);
+                        if (!*key || *end || b < 0 || b > BUTTON_MAX || !isdigit((unsigned char) key[0])) {
+                                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                                  "seats[%zu].buttons: \"%.20s\" is not a button number 0 to %d",
+                                                  i, key, BUTTON_MAX);
+                                return false;
+                        }
+                        if (!json_is_string(v) || len == 0 || len > CALL_NAME_MAX) {
+                                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                                  "seats[%zu].buttons.%s: must be a call name of 1 to %d characters",
+                                                  i, key, CALL_NAME_MAX);
+                                return false;
+                        }
+                }
+        }
+        return true;
+}
+
+/* The stored table, or a problem naming what the database refused. */
+static void on_table(void *userdata, const PGresult *res, const char *error) {
+        struct api_request *req = userdata;
+        json_t *t;
+
+        if (!res) {
+                if (error && strstr(error, "tables_name_key"))
+                        api_reply_problem(req, MHD_HTTP_CONFLICT, "a table with this name exists already");
+                else if (error && strstr(error, "table_seats_pad"))
+                        api_reply_problem(req, MHD_HTTP_CONFLICT,
+                                          "a pad in this table already sits at another table; a pad has one seat");
+                else
+                        api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the table query failed: %s", error);
+                return;
+        }
+        if (PQntuples(res) == 0) {
+                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no table with id %s",
+                                  route_param(&req->match, "id"));
+                return;
+        }
+        t = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
+        if (!t) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the database returned a table that is not JSON");
+                return;
+        }
+        api_reply_json(req, strcmp(req->method, "POST") == 0 ? MHD_HTTP_CREATED : MHD_HTTP_OK, t);
+}
+
+void handle_tables_create(struct api_request *req) {
+        json_t *seats = json_object_get(req->body, "seats");
+        const char *name = json_string_value(json_object_get(req->body, "name")), *problem;
+        uint32_t seen = 0;
+        size_t i;
+        json_t *seat;
+        int r;
+
+        if (!json_is_object(req->body)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                  "send a JSON object: {\"name\": \"table-a\", \"seats\": [{\"seat\": 1, \"pad\": \"…\"}]}");
+                return;
+        }
+        problem = api_name_problem(name);
+        if (problem) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "name: %s", problem);
+                return;
+        }
+        if (!json_is_array(seats) || json_array_size(seats) < 1 || json_array_size(seats) > TABLE_MAX_SEATS) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats: must be a list of 1 to %d seats", TABLE_MAX_SEATS);
+                return;
+        }
+        json_array_foreach(seats, i, seat)
+                if (!check_seat(req, i, seat, &seen))
+                        return;
+
+        char *seats_text = json_dumps(seats, JSON_COMPACT);
+        if (!seats_text) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                return;
+        }
+        const char *params[] = { name, seats_text, req->token_name };
+        r = store_query(req->deps->store,
+                        "WITH t AS (INSERT INTO tables (name, created_by) VALUES ($1, $3) "
+                        "           RETURNING id, name, created_by, created_at), "
+                        "     s AS (INSERT INTO table_seats (table_id, seat, pad_id, button_map) "
+                        "           SELECT t.id, x.seat, x.pad, x.buttons FROM t, "
+                        "                  jsonb_to_recordset($2::jsonb) AS x(seat int, pad text, buttons jsonb) "
+                        "           RETURNING seat, pad_id, button_map) "
+                        "SELECT " TABLE_JSON("t", "(SELECT coalesce(jsonb_agg(jsonb_build_object('seat', s.seat, "
+                                             "'pad', s.pad_id, 'buttons', s.button_map) ORDER BY s.seat), '[]'::jsonb) FROM s)")
+                        " FROM t",
+                        3, params, on_table, req);
+        free(seats_text);
+        if (r < 0)
+                reply_store_error(req, r);
+}
+
+void handle_table_get(struct api_request *req) {
+        long long id;
+        int r;
+
+        if (!id_param(req, "id", &id))
+                return;
+        const char *params[] = { route_param(&req->match, "id") };
+        r = store_query(req->deps->store,
+                        "SELECT " TABLE_JSON("t", SEATS_OF("t.id")) " FROM tables t WHERE t.id = $1",
+                        1, params, on_table, req);
+        if (r < 0)
+                reply_store_error(req, r);
+}
+
+static void on_tables(void *userdata, const PGresult *res, const char *error) {
+        struct api_request *req = userdata;
+        json_t *items;
+        json_int_t last = 0;
+
+        if (!res) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "listing tables failed: %s", error);
+                return;
+        }
+        items = json_array();
+        for (int i = 0; i < PQntuples(res); i++) {
+                json_t *t = json_loads(PQgetvalue(res, i, 0), 0, NULL);
+                if (t) {
+                        last = json_integer_value(json_object_get(t, "id"));
+                        json_array_append_new(items, t);
+                }
+        }
+        api_reply_json(req, MHD_HTTP_OK, json_pack("{s:o, s:o}", "items", items, "next",
+                                                   last ? json_integer(last) : json_null()));
+}
+
+void handle_tables_list(struct api_request *req) {
+        long long limit, after;
+        char limit_s[24], after_s[24];
+        int r;
+
+        if (!page_params(req, &limit, &after))
+                return;
+        snprintf(limit_s, sizeof limit_s, "%lld", limit);
+        snprintf(after_s, sizeof after_s, "%lld", after);
+        const char *params[] = { after_s, limit_s };
+        r = store_query(req->deps->store,
+                        "SELECT " TABLE_JSON("t", SEATS_OF("t.id")) " FROM tables t WHERE t.id > $1 "
+                        "ORDER BY t.id LIMIT $2",
+                        2, params, on_tables, req);
+        if (r < 0)
+                reply_store_error(req, r);
+}
