@@ -1,0 +1,1457 @@
+/* engine/crash_pilot.c — the Crash Pilot rules; see crash_pilot.h for the
+ * state diagram and invariants, docs/games/crash-pilot.md for every
+ * decision the rulebook leaves open.
+ *
+ * Each handler for an input first decides whether to refuse it, touching
+ * nothing but the output buffer (a refused call still gets its "too late"
+ * CallJudged event), and only then changes the state.  That is what lets
+ * the runtime log refused inputs and replay them.
+ */
+#include "engine/crash_pilot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/hash.h"
+
+#define CP_MAGIC                UINT32_C(0x43505331)    /* "CPS1" */
+/* Bumped whenever the canonical serialisation below changes: a stored hash
+ * from an older version then no longer matches, and the runtime hands the
+ * match to a referee instead of resuming it on different rules. */
+#define CP_HASH_VERSION         1
+
+/* The first reveal needs one neutral card (rulebook, "Gameplay"); after
+ * that every draw from the neutral deck follows a tuck, so the deck is never
+ * empty when drawn from (docs/games/crash-pilot.md, "An empty neutral
+ * deck"). */
+#define CP_MIN_NEUTRAL          1
+
+#define US_PER_MS               INT64_C(1000)
+
+/* Pad feedback (docs/protocol.md LIGHT and BUZZ).  A correct call lights
+ * the button that made it for as long as the verdict is on screen by
+ * default (reveal.pause_ms); a tie blinks the tied pads as long; a wrong
+ * call beeps briefly; an elimination sounds the long-short pattern for
+ * longer, so that it is told apart from a wrong call without looking; the
+ * winner's pad blinks until people have noticed. */
+#define CP_LIGHT_CORRECT_MS     1000
+#define CP_BLINK_TIE_MS         1000
+#define CP_BUZZ_WRONG_MS        400
+#define CP_BUZZ_OUT_MS          1500
+#define CP_BLINK_WIN_MS         5000
+#define CP_PAD_ALL_BUTTONS      ((UINT32_C(1) << CP_PAD_BUTTONS) - 1)
+
+/* ---- Schema. */
+
+static const struct eng_param cp_params[CP_N_PARAMS] = {
+        [CP_PARAM_OBJECTS] = {
+                .key = "deck.objects", .type = ENG_PARAM_INT,
+                .min = CP_MIN_KINDS, .max = CP_MAX_KINDS, .def = 6,
+                .doc = "Different objects pictured on the cards.",
+        },
+        [CP_PARAM_COLOURS] = {
+                .key = "deck.colours", .type = ENG_PARAM_INT,
+                .min = CP_MIN_KINDS, .max = CP_MAX_KINDS, .def = 6,
+                .doc = "Different colours on the cards.",
+        },
+        [CP_PARAM_COPIES] = {
+                .key = "deck.copies", .type = ENG_PARAM_INT,
+                .min = 1, .max = CP_MAX_COPIES, .def = 2,
+                .doc = "Cards of each object and colour in the deck.",
+        },
+        [CP_PARAM_PAUSE_MS] = {
+                .key = "reveal.pause_ms", .type = ENG_PARAM_INT,
+                .min = 0, .max = 10000, .def = 1000, .unit = "ms",
+                .doc = "How long a verdict stays on screen before the next card is revealed "
+                       "(at a real table at least the judge's 250 ms false-start lockout; "
+                       "0 reveals at once, for simulations).",
+        },
+        [CP_PARAM_TIMEOUT_MS] = {
+                .key = "reveal.timeout_ms", .type = ENG_PARAM_INT,
+                .min = 1000, .max = 600000, .def = 20000, .unit = "ms",
+                .doc = "A card nobody calls within this time is tucked under the neutral deck "
+                       "and the next neutral card is revealed.",
+        },
+};
+
+/* Rulebook, "Setup": "2 players: 13 cards, 3 players: 9 cards, 4 players:
+ * 7 cards, 5 players: 6 cards". */
+static const uint8_t cp_deal_table[CP_MAX_SEATS + 1] = { 0, 0, 13, 9, 7, 6 };
+
+unsigned cp_cards_per_player(unsigned n_seats) {
+        return n_seats <= CP_MAX_SEATS ? cp_deal_table[n_seats] : 0;
+}
+
+void cp_config_from(const struct eng_config *cfg, struct cp_config *ret) {
+        *ret = (struct cp_config) {
+                .objects = (uint8_t) cfg->v[CP_PARAM_OBJECTS],
+                .colours = (uint8_t) cfg->v[CP_PARAM_COLOURS],
+                .copies = (uint8_t) cfg->v[CP_PARAM_COPIES],
+                .pause_us = cfg->v[CP_PARAM_PAUSE_MS] * US_PER_MS,
+                .timeout_us = cfg->v[CP_PARAM_TIMEOUT_MS] * US_PER_MS,
+        };
+}
+
+/* Set-up must always be possible, so validation proves it:
+ *   - the six starting cards need six different objects and six different
+ *     colours: objects, colours >= 6 (the schema's minimum) give 6! such
+ *     sets, and the re-deal (deal_rows) always finds the next one;
+ *   - the deck must hold the six starters, the players' cards and at least
+ *     one neutral card for the first reveal.
+ * Ranges are checked again here because create() calls this directly. */
+static int cp_validate(const struct eng_config *cfg, unsigned n_seats, struct eng_error *ret_err) {
+        struct cp_config c;
+        unsigned per, cards, need;
+
+        for (size_t i = 0; i < CP_N_PARAMS; i++)
+                if (cfg->v[i] < cp_params[i].min || cfg->v[i] > cp_params[i].max)
+                        return eng_error_set(ret_err, cp_params[i].key, "must be %lld..%lld%s%s",
+                                             (long long) cp_params[i].min,
+                                             (long long) cp_params[i].max,
+                                             cp_params[i].unit ? " " : "",
+                                             cp_params[i].unit ? cp_params[i].unit : "");
+        per = cp_cards_per_player(n_seats);
+        if (per == 0)
+                return eng_error_set(ret_err, "seats", "must be %d..%d", CP_MIN_SEATS, CP_MAX_SEATS);
+        cp_config_from(cfg, &c);
+        cards = (unsigned) c.objects * c.colours * c.copies;
+        need = CP_ROWS + n_seats * per + CP_MIN_NEUTRAL;
+        if (cards < need)
+                return eng_error_set(ret_err, "deck.copies",
+                                     "%u objects x %u colours x %u copies make %u cards; "
+                                     "%u players need at least %u (%d row starters, %u dealt, "
+                                     "%d for the neutral deck)",
+                                     c.objects, c.colours, c.copies, cards, n_seats, need,
+                                     CP_ROWS, n_seats * per, CP_MIN_NEUTRAL);
+        return 0;
+}
+
+/* ---- Small helpers. */
+
+static inline uint32_t seat_bit(int s) {
+        return UINT32_C(1) << s;
+}
+
+static unsigned popcount32(uint32_t x) {
+        unsigned n = 0;
+
+        for (; x; x &= x - 1)
+                n++;
+        return n;
+}
+
+static uint32_t table_seats_in(const struct cp_table *t, unsigned n_seats) {
+        uint32_t m = 0;
+
+        for (unsigned s = 0; s < n_seats; s++)
+                if (t->out_order[s] == 0)
+                        m |= seat_bit((int) s);
+        return m;
+}
+
+static uint32_t seats_in(const struct cp_state *st) {
+        return table_seats_in(&st->t, st->n_seats);
+}
+
+static bool row_accepts(const uint8_t *row, unsigned len, uint8_t card) {
+        for (unsigned i = 0; i < len; i++)
+                if (CP_CARD_OBJECT(row[i]) == CP_CARD_OBJECT(card) ||
+                    CP_CARD_COLOUR(row[i]) == CP_CARD_COLOUR(card))
+                        return false;
+        return true;
+}
+
+bool cp_fits_row(const struct cp_table *t, unsigned r, uint8_t card) {
+        return r < CP_ROWS && row_accepts(t->rows[r], t->row_len[r], card);
+}
+
+bool cp_fits_nowhere(const struct cp_table *t, uint8_t card) {
+        for (unsigned r = 0; r < CP_ROWS; r++)
+                if (cp_fits_row(t, r, card))
+                        return false;
+        return true;
+}
+
+static uint8_t neutral_at(const struct cp_table *t, unsigned i) {
+        return t->neutral[(t->neutral_head + i) % CP_MAX_CARDS];
+}
+
+/* Rulebook: "tucked underneath the neutral deck". */
+static void neutral_tuck(struct cp_table *t, uint8_t card) {
+        t->neutral[(t->neutral_head + t->neutral_len) % CP_MAX_CARDS] = card;
+        t->neutral_len++;
+}
+
+static uint8_t neutral_draw(struct cp_table *t) {
+        uint8_t card = t->neutral[t->neutral_head];
+
+        t->neutral_head = (uint16_t) ((t->neutral_head + 1) % CP_MAX_CARDS);
+        t->neutral_len--;
+        return card;
+}
+
+static bool time_ok(int64_t t) {
+        return t >= -ENG_TIME_LIMIT_US && t <= ENG_TIME_LIMIT_US;
+}
+
+/* ---- Set-up. */
+
+static void state_init(struct cp_state *st, const struct eng_config *cfg, unsigned n_seats,
+                       uint64_t seed) {
+        memset(st, 0, sizeof *st);
+        st->magic = CP_MAGIC;
+        cp_config_from(cfg, &st->cfg);
+        st->n_seats = (uint8_t) n_seats;
+        st->seed = seed;
+        st->wake_us = ENG_NEVER;
+        st->t.phase = CP_PHASE_READY;
+        st->t.next_seat = -1;
+        st->t.winner = -1;
+        st->t.face_source = ENG_SOURCE_NEUTRAL;
+        st->t.last.seat = -1;
+}
+
+/* Rulebook, "Setup": "deal a card next to each section of the hexagon ...
+ * No object or color may occur twice in a series.  If this occurs in the
+ * initial deal, put the card with the duplicate back into the deck and
+ * deal a replacement."  The series is the six starting cards.  "Back into
+ * the deck" is the bottom of the deck (docs/games/crash-pilot.md, "The
+ * re-deal"): deterministic, and it bounds the search, because every card
+ * that could start the next row is still in the deck and comes up before a
+ * returned card comes round again.  The deck is in t->neutral, top first. */
+static int deal_rows(struct cp_table *t) {
+        for (unsigned r = 0; r < CP_ROWS; r++) {
+                unsigned tries;
+
+                for (tries = 0; tries < t->neutral_len; tries++) {
+                        uint8_t card = neutral_draw(t);
+                        bool clash = false;
+
+                        for (unsigned k = 0; k < r; k++)
+                                if (CP_CARD_OBJECT(t->rows[k][0]) == CP_CARD_OBJECT(card) ||
+                                    CP_CARD_COLOUR(t->rows[k][0]) == CP_CARD_COLOUR(card))
+                                        clash = true;
+                        if (!clash) {
+                                t->rows[r][0] = card;
+                                t->row_len[r] = 1;
+                                break;
+                        }
+                        neutral_tuck(t, card);
+                }
+                if (t->row_len[r] == 0)
+                        return -EINVAL;
+        }
+        return 0;
+}
+
+/* Rulebook, "Setup": the players' cards, then "the remaining cards form a
+ * neutral deck".  Cards go round the table one at a time from seat 0, as a
+ * dealer deals; a face-down pile is built upwards, so the last card dealt
+ * to a seat is the top of its stack. */
+static int deal(struct cp_state *st, const uint8_t *deck, size_t n) {
+        struct cp_table *t = &st->t;
+        unsigned per = cp_cards_per_player(st->n_seats);
+        int r;
+
+        memcpy(t->neutral, deck, n);
+        t->neutral_head = 0;
+        t->neutral_len = (uint16_t) n;
+        r = deal_rows(t);
+        if (r < 0)
+                return r;
+        if (t->neutral_len < st->n_seats * per + CP_MIN_NEUTRAL)
+                return -EINVAL;
+        for (unsigned k = 0; k < per; k++)
+                for (int s = 0; s < st->n_seats; s++)
+                        t->stack[s][t->stack_len[s]++] = neutral_draw(t);
+        return 0;
+}
+
+static size_t full_deck(const struct cp_config *c, uint8_t *ret) {
+        size_t n = 0;
+
+        for (unsigned k = 0; k < c->copies; k++)
+                for (unsigned o = 0; o < c->objects; o++)
+                        for (unsigned col = 0; col < c->colours; col++)
+                                ret[n++] = CP_CARD(k, o, col);
+        return n;
+}
+
+/* Rulebook, "Setup": "Shuffle the deck".  The shuffle is the only use of
+ * randomness in Crash Pilot, so the seed fixes the whole deal. */
+static int cp_create(void *state, const struct eng_config *cfg, unsigned n_seats, uint64_t seed) {
+        struct cp_state *st = state;
+        uint8_t deck[CP_MAX_CARDS];
+        struct cp_config c;
+        struct eng_rng rng;
+        size_t n;
+
+        if (!st || !cfg || cp_validate(cfg, n_seats, NULL) < 0)
+                return -EINVAL;
+        cp_config_from(cfg, &c);
+        n = full_deck(&c, deck);
+        eng_rng_seed(&rng, seed);
+        eng_rng_shuffle_u8(&rng, deck, n);
+        state_init(st, cfg, n_seats, seed);
+        return deal(st, deck, n);
+}
+
+int cp_create_with_deck(struct cp_state *st, const struct eng_config *cfg, unsigned n_seats,
+                        uint64_t seed, const uint8_t *deck, size_t n) {
+        bool seen[CP_MAX_CARDS] = { false };
+        struct cp_config c;
+
+        if (!st || !cfg || !deck || cp_validate(cfg, n_seats, NULL) < 0)
+                return -EINVAL;
+        cp_config_from(cfg, &c);
+        if (n != (size_t) c.objects * c.colours * c.copies)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++) {
+                uint8_t id = deck[i];
+
+                if (CP_CARD_OBJECT(id) >= c.objects || CP_CARD_COLOUR(id) >= c.colours ||
+                    CP_CARD_COPY(id) >= c.copies || seen[id])
+                        return -EINVAL;
+                seen[id] = true;
+        }
+        state_init(st, cfg, n_seats, seed);
+        return deal(st, deck, n);
+}
+
+/* ---- Outputs. */
+
+static void emit_light(struct eng_out *out, int seat, int64_t now, unsigned button,
+                       enum eng_light mode, unsigned ms) {
+        struct eng_output *o = eng_out_push(out, ENG_REQ_PAD_LIGHT, seat, now);
+
+        if (o) {
+                o->light.button = button;
+                o->light.mode = mode;
+                o->light.duration_ms = ms;
+        }
+}
+
+static void emit_buzz(struct eng_out *out, int seat, int64_t now, enum eng_buzz pattern,
+                      unsigned ms) {
+        struct eng_output *o = eng_out_push(out, ENG_REQ_PAD_BUZZ, seat, now);
+
+        if (o) {
+                o->buzz.pattern = pattern;
+                o->buzz.duration_ms = ms;
+        }
+}
+
+static void emit_lockout(struct eng_out *out, int seat, int64_t now, uint32_t buttons) {
+        struct eng_output *o = eng_out_push(out, ENG_REQ_PAD_LOCKOUT, seat, now);
+
+        if (o)
+                o->lockout.buttons = buttons;
+}
+
+static void emit_tucked(struct eng_out *out, int seat, int64_t now, uint8_t card,
+                        enum eng_cause cause) {
+        struct eng_output *o = eng_out_push(out, ENG_EV_CARD_TUCKED, seat, now);
+
+        if (o) {
+                o->tucked.card = card;
+                o->tucked.cause = cause;
+        }
+}
+
+static void emit_judged(struct eng_out *out, const struct eng_input *in, enum eng_verdict verdict,
+                        int64_t reaction_us, uint8_t card) {
+        struct eng_output *o = eng_out_push(out, ENG_EV_CALL_JUDGED, in->seat, in->time_us);
+
+        if (!o)
+                return;
+        o->judged.call = in->call.call;
+        o->judged.verdict = verdict;
+        o->judged.reaction_us = reaction_us;
+        o->judged.window = in->call.window;
+        o->judged.card = card;
+}
+
+static void close_window(struct cp_state *st, struct eng_out *out, int64_t now) {
+        struct eng_output *o;
+
+        if (!st->window_open)
+                return;
+        st->window_open = false;
+        o = eng_out_push(out, ENG_REQ_WINDOW_CLOSE, ENG_SEAT_TABLE, now);
+        if (o)
+                o->window.window = st->windows;
+}
+
+/* The lock a pad shows: every button while its seat is out or sits out a
+ * tiebreak, none otherwise. */
+static uint32_t seat_lockout(const struct cp_state *st, int s) {
+        if (st->t.out_order[s] != 0)
+                return CP_PAD_ALL_BUTTONS;
+        if (st->t.tiebreak && !(st->t.tiebreak & seat_bit(s)))
+                return CP_PAD_ALL_BUTTONS;
+        return 0;
+}
+
+/* ---- Result. */
+
+/* Placements (docs/games/crash-pilot.md, "Placements"): the winner first;
+ * then the seats still in, fewer cards left first, then fewer chips; then
+ * the seats that are out, the last one out first.  Seats equal on all of
+ * that share a place. */
+static void fill_result(const struct cp_state *st, struct eng_result *ret) {
+        const struct cp_table *t = &st->t;
+        uint64_t key[ENG_MAX_SEATS] = { 0 };
+
+        memset(ret, 0, sizeof *ret);
+        ret->finished = t->phase == CP_PHASE_FINISHED;
+        ret->winner = t->winner >= 0 ? t->winner : ENG_SEAT_TABLE;
+        ret->n_seats = st->n_seats;
+        for (int s = 0; s < st->n_seats; s++) {
+                const struct cp_stats *x = &t->stats[s];
+                struct eng_seat_stats *y = &ret->stats[s];
+
+                y->calls = x->calls;
+                y->correct = x->correct;
+                y->wrong = x->wrong;
+                y->ties = x->ties;
+                y->reaction_sum_us = x->reaction_sum_us;
+                y->reaction_avg_us = x->calls ? x->reaction_sum_us / x->calls : 0;
+                y->chips = t->chips[s];
+                y->cards_left = t->stack_len[s];
+                y->eliminated = t->out_order[s] != 0;
+                y->eliminated_order = t->out_order[s];
+
+                if (s == t->winner)
+                        key[s] = 0;
+                else if (t->out_order[s] == 0)
+                        key[s] = (UINT64_C(1) << 48) | ((uint64_t) t->stack_len[s] << 8) |
+                                 t->chips[s];
+                else
+                        key[s] = (UINT64_C(2) << 48) | (uint64_t) (CP_MAX_SEATS - t->out_order[s]);
+        }
+        eng_result_rank(ret, key);
+}
+
+static int cp_result(const void *state, struct eng_result *ret) {
+        const struct cp_state *st = state;
+
+        if (!st || !ret || st->magic != CP_MAGIC)
+                return -EINVAL;
+        fill_result(st, ret);
+        return 0;
+}
+
+/* ---- Transitions. */
+
+static void finish(struct cp_state *st, struct eng_out *out, int winner, int64_t now) {
+        struct eng_result res;
+        struct eng_output *o;
+
+        st->t.phase = CP_PHASE_FINISHED;
+        st->t.winner = (int8_t) winner;
+        st->wake_us = ENG_NEVER;
+        fill_result(st, &res);
+        o = eng_out_push(out, ENG_EV_MATCH_FINISHED, winner, now);
+        if (o) {
+                o->finished.winner = winner;
+                o->finished.n_seats = st->n_seats;
+                memcpy(o->finished.place, res.place, sizeof o->finished.place);
+        }
+        emit_light(out, winner, now, ENG_BUTTON_ALL, ENG_LIGHT_BLINK, CP_BLINK_WIN_MS);
+}
+
+/* Turns a card face up and opens its window.  Rulebook, "Gameplay": "A
+ * card is turned up, either from the neutral deck or from a player's own
+ * deck"; "Ties": during a tiebreak "only the tied players can call out for
+ * this card". */
+static int reveal(struct cp_state *st, struct eng_out *out, enum cp_next next, int seat,
+                  int64_t now) {
+        struct cp_table *t = &st->t;
+        struct eng_output *o;
+        uint8_t card;
+        int source;
+
+        switch (next) {
+        case CP_NEXT_NEUTRAL:
+                if (t->neutral_len == 0)
+                        return -EPROTO;
+                card = neutral_draw(t);
+                source = ENG_SOURCE_NEUTRAL;
+                break;
+        case CP_NEXT_STACK:
+                if (seat < 0 || seat >= st->n_seats || t->stack_len[seat] < 2)
+                        return -EPROTO;
+                card = t->stack[seat][--t->stack_len[seat]];
+                source = seat;
+                break;
+        case CP_NEXT_AGAIN:
+        default:
+                if (!t->has_face_up)
+                        return -EPROTO;
+                card = t->face_up;
+                source = ENG_SOURCE_AGAIN;
+                break;
+        }
+        t->phase = CP_PHASE_SHOWING;
+        t->has_face_up = true;
+        t->face_up = card;
+        t->face_source = (int8_t) source;
+        t->shown_us = now;
+        t->allowed = seats_in(st);
+        if (t->tiebreak)
+                t->allowed &= t->tiebreak;
+        st->reveals++;
+        st->windows++;
+        st->window_open = true;
+        st->wake_us = now + st->cfg.timeout_us;
+
+        o = eng_out_push(out, ENG_EV_CARD_REVEALED, source >= 0 ? source : ENG_SEAT_TABLE, now);
+        if (o) {
+                o->revealed.card = card;
+                o->revealed.source = source;
+                o->revealed.reveal = st->reveals;
+        }
+        o = eng_out_push(out, ENG_REQ_WINDOW_OPEN, ENG_SEAT_TABLE, now);
+        if (o) {
+                o->window.window = st->windows;
+                o->window.seats = t->allowed;
+        }
+        return 0;
+}
+
+/* After a resolution the verdict stays on screen for reveal.pause_ms, then
+ * the next card comes (docs/games/crash-pilot.md, "Pacing"). */
+static int schedule(struct cp_state *st, struct eng_out *out, enum cp_next next, int seat,
+                    int64_t now) {
+        st->t.next = (uint8_t) next;
+        st->t.next_seat = (int8_t) seat;
+        if (st->cfg.pause_us == 0)
+                return reveal(st, out, next, seat, now);
+        st->t.phase = CP_PHASE_BETWEEN;
+        st->wake_us = now + st->cfg.pause_us;
+        return 0;
+}
+
+/* Every resolution of a face-up card starts here, so that a referee can
+ * undo it (CP_REFEREE_VOID). */
+static void resolution_begin(struct cp_state *st, const struct eng_input *in, struct eng_out *out) {
+        st->before = st->t;
+        st->before_seq = in->seq;
+        st->can_void = true;
+        close_window(st, out, in->time_us);
+}
+
+/* Rulebook, "Ties": "... until one player gets in first, at which point the
+ * card is resolved normally" — after which the next card is open to
+ * everyone again. */
+static void tiebreak_end(struct cp_state *st, struct eng_out *out, int64_t now) {
+        uint32_t waiting = seats_in(st) & ~st->t.tiebreak;
+
+        if (!st->t.tiebreak)
+                return;
+        st->t.tiebreak = 0;
+        for (int s = 0; s < st->n_seats; s++)
+                if (waiting & seat_bit(s))
+                        emit_lockout(out, s, now, 0);
+}
+
+/* Rulebook: "Any player with three chips is out of the game."  Their stack
+ * is set aside as it is (docs/games/crash-pilot.md, "Eliminated players").
+ * Returns true when that leaves one player, who wins. */
+static bool eliminate(struct cp_state *st, struct eng_out *out, int seat, int64_t now) {
+        struct eng_output *o;
+        uint32_t left;
+
+        st->t.out_order[seat] = ++st->t.n_out;
+        o = eng_out_push(out, ENG_EV_PLAYER_ELIMINATED, seat, now);
+        if (o)
+                o->eliminated.order = st->t.out_order[seat];
+        emit_buzz(out, seat, now, ENG_BUZZ_LONG_SHORT, CP_BUZZ_OUT_MS);
+        emit_lockout(out, seat, now, CP_PAD_ALL_BUTTONS);
+        left = seats_in(st);
+        if (popcount32(left) == 1) {
+                for (int s = 0; s < st->n_seats; s++)
+                        if (left & seat_bit(s))
+                                finish(st, out, s, now);
+                return true;
+        }
+        return false;
+}
+
+static bool call_is_legal(const struct cp_table *t, int call, uint8_t card) {
+        if (call == CP_CALL_DOESNT_FIT)
+                return cp_fits_nowhere(t, card);
+        return cp_fits_row(t, (unsigned) call - 1, card);
+}
+
+/* Rulebook, "Gameplay" and "Does not fit": a correct row call places the
+ * card and the caller turns over the top card of their stack; a correct
+ * "doesn't fit" tucks the card and the caller turns over theirs; a wrong
+ * call of either kind earns a chip, tucks the card, and the next card comes
+ * from the neutral deck.  "Game End": a caller whose stack holds one card
+ * would now turn over their last card, and wins; that card is not played. */
+static enum eng_refusal do_call(struct cp_state *st, const struct eng_input *in,
+                                struct eng_out *out, int *ret_err) {
+        struct cp_table *t = &st->t;
+        int seat = in->seat, call = in->call.call;
+        int64_t now = in->time_us, reaction;
+        struct eng_output *o;
+        uint8_t card;
+
+        if (seat < 0 || seat >= st->n_seats || call < 1 || call > CP_CALL_DOESNT_FIT)
+                return ENG_REFUSED_INVALID;
+        if (t->phase == CP_PHASE_FINISHED)
+                return ENG_REFUSED_FINISHED;
+        if (t->phase == CP_PHASE_READY)
+                return ENG_REFUSED_STATE;
+        /* Rulebook: "Only the first such row called counts."  The judge
+         * picked the first call; anything else for this card is late. */
+        if (!st->window_open || in->call.window != st->windows) {
+                emit_judged(out, in, ENG_VERDICT_TOO_LATE, 0, t->has_face_up ? t->face_up : 0);
+                return ENG_REFUSED_TOO_LATE;
+        }
+        if (!(t->allowed & seat_bit(seat))) {
+                emit_judged(out, in, ENG_VERDICT_NOT_ALLOWED, 0, t->face_up);
+                return ENG_REFUSED_NOT_ALLOWED;
+        }
+        if (in->call.press_us < t->shown_us || in->call.press_us > now)
+                return ENG_REFUSED_INVALID;
+
+        resolution_begin(st, in, out);
+        card = t->face_up;
+        reaction = in->call.press_us - t->shown_us;
+        t->stats[seat].calls++;
+        t->stats[seat].reaction_sum_us += reaction;
+        t->has_face_up = false;
+        t->last = (struct cp_last) {
+                .valid = true, .seat = (int8_t) seat, .call = (uint8_t) call,
+                .card = card, .reaction_us = reaction,
+        };
+
+        if (call_is_legal(t, call, card)) {
+                t->stats[seat].correct++;
+                t->last.verdict = ENG_VERDICT_CORRECT;
+                emit_judged(out, in, ENG_VERDICT_CORRECT, reaction, card);
+                emit_light(out, seat, now, (unsigned) call - 1, ENG_LIGHT_ON, CP_LIGHT_CORRECT_MS);
+                if (call == CP_CALL_DOESNT_FIT) {
+                        neutral_tuck(t, card);
+                        emit_tucked(out, seat, now, card, ENG_CAUSE_DOESNT_FIT);
+                } else {
+                        unsigned r = (unsigned) call - 1;
+
+                        t->rows[r][t->row_len[r]++] = card;
+                        o = eng_out_push(out, ENG_EV_CARD_PLACED, seat, now);
+                        if (o) {
+                                o->placed.card = card;
+                                o->placed.row = call;
+                        }
+                }
+                tiebreak_end(st, out, now);
+                if (t->stack_len[seat] == 1) {
+                        t->face_up = t->stack[seat][--t->stack_len[seat]];
+                        t->has_face_up = true;
+                        t->face_source = (int8_t) seat;
+                        finish(st, out, seat, now);
+                        return ENG_ACCEPTED;
+                }
+                *ret_err = schedule(st, out, CP_NEXT_STACK, seat, now);
+                return ENG_ACCEPTED;
+        }
+
+        /* Rulebook: "If the card cannot be legally added to that row, that
+         * player gets a red chip ... The card is tucked underneath the
+         * neutral deck, and that player turns up the top card of the
+         * neutral deck." */
+        t->stats[seat].wrong++;
+        t->chips[seat]++;
+        t->last.verdict = ENG_VERDICT_WRONG;
+        emit_judged(out, in, ENG_VERDICT_WRONG, reaction, card);
+        emit_buzz(out, seat, now, ENG_BUZZ_SHORT, CP_BUZZ_WRONG_MS);
+        o = eng_out_push(out, ENG_EV_CHIP_GIVEN, seat, now);
+        if (o)
+                o->chip.chips = t->chips[seat];
+        neutral_tuck(t, card);
+        emit_tucked(out, seat, now, card, ENG_CAUSE_WRONG_CALL);
+        tiebreak_end(st, out, now);
+        if (t->chips[seat] >= CP_CHIPS_OUT && eliminate(st, out, seat, now))
+                return ENG_ACCEPTED;
+        *ret_err = schedule(st, out, CP_NEXT_NEUTRAL, -1, now);
+        return ENG_ACCEPTED;
+}
+
+/* Rulebook, "Ties": "If two or more players call out at the same time,
+ * they enter a tiebreaker round.  The face-up card is tucked under the
+ * neutral deck and the top card from that deck is turned up.  ... Only the
+ * tied players can call out for this card.  If they tie again, repeat." */
+static enum eng_refusal do_tie(struct cp_state *st, const struct eng_input *in,
+                               struct eng_out *out, int *ret_err) {
+        struct cp_table *t = &st->t;
+        uint32_t seats = in->tie.seats;
+        uint32_t all = (UINT32_C(1) << st->n_seats) - 1;
+        int64_t now = in->time_us;
+        struct eng_output *o;
+        uint8_t card;
+
+        if ((seats & ~all) || popcount32(seats) < 2)
+                return ENG_REFUSED_INVALID;
+        if (t->phase == CP_PHASE_FINISHED)
+                return ENG_REFUSED_FINISHED;
+        if (t->phase == CP_PHASE_READY)
+                return ENG_REFUSED_STATE;
+        if (!st->window_open || in->tie.window != st->windows)
+                return ENG_REFUSED_TOO_LATE;
+        if (seats & ~t->allowed)
+                return ENG_REFUSED_NOT_ALLOWED;
+        if (in->tie.press_us < t->shown_us || in->tie.press_us > now)
+                return ENG_REFUSED_INVALID;
+
+        resolution_begin(st, in, out);
+        card = t->face_up;
+        for (int s = 0; s < st->n_seats; s++)
+                if (seats & seat_bit(s))
+                        t->stats[s].ties++;
+        o = eng_out_push(out, ENG_EV_TIEBREAK_STARTED, ENG_SEAT_TABLE, now);
+        if (o)
+                o->tiebreak.seats = seats;
+        for (int s = 0; s < st->n_seats; s++)
+                if (seats & seat_bit(s))
+                        emit_light(out, s, now, ENG_BUTTON_ALL, ENG_LIGHT_BLINK, CP_BLINK_TIE_MS);
+        t->has_face_up = false;
+        neutral_tuck(t, card);
+        emit_tucked(out, ENG_SEAT_TABLE, now, card, ENG_CAUSE_TIE);
+        t->tiebreak = seats;
+        for (int s = 0; s < st->n_seats; s++)
+                if (t->out_order[s] == 0 && !(seats & seat_bit(s)))
+                        emit_lockout(out, s, now, CP_PAD_ALL_BUTTONS);
+        *ret_err = schedule(st, out, CP_NEXT_NEUTRAL, -1, now);
+        return ENG_ACCEPTED;
+}
+
+/* A wake-up: the end of the pause before the next reveal, or a reveal that
+ * nobody called in time (docs/games/crash-pilot.md, "Nobody calls"): the
+ * card is tucked and the next neutral card revealed; a tiebreak goes on
+ * among the same seats. */
+static enum eng_refusal do_timer(struct cp_state *st, const struct eng_input *in,
+                                 struct eng_out *out, int *ret_err) {
+        struct cp_table *t = &st->t;
+        int64_t now = in->time_us;
+        struct eng_output *o;
+        uint8_t card;
+
+        if (t->phase == CP_PHASE_FINISHED)
+                return ENG_REFUSED_FINISHED;
+        if (st->wake_us == ENG_NEVER || now < st->wake_us)
+                return ENG_REFUSED_NOT_DUE;
+        if (t->phase == CP_PHASE_BETWEEN) {
+                *ret_err = reveal(st, out, (enum cp_next) t->next, t->next_seat, now);
+                return ENG_ACCEPTED;
+        }
+        resolution_begin(st, in, out);
+        card = t->face_up;
+        o = eng_out_push(out, ENG_EV_REVEAL_EXPIRED, ENG_SEAT_TABLE, now);
+        if (o)
+                o->expired.card = card;
+        t->has_face_up = false;
+        neutral_tuck(t, card);
+        emit_tucked(out, ENG_SEAT_TABLE, now, card, ENG_CAUSE_EXPIRED);
+        *ret_err = schedule(st, out, CP_NEXT_NEUTRAL, -1, now);
+        return ENG_ACCEPTED;
+}
+
+static enum eng_refusal do_start(struct cp_state *st, const struct eng_input *in,
+                                 struct eng_out *out, int *ret_err) {
+        if (st->t.phase == CP_PHASE_FINISHED)
+                return ENG_REFUSED_FINISHED;
+        if (st->t.phase != CP_PHASE_READY)
+                return ENG_REFUSED_STATE;
+        eng_out_push(out, ENG_EV_MATCH_STARTED, ENG_SEAT_TABLE, in->time_us);
+        /* Rulebook: "The youngest player begins by turning over the top
+         * card from the neutral deck."  The card is the same whoever turns
+         * it, so the table does (docs/games/crash-pilot.md). */
+        *ret_err = reveal(st, out, CP_NEXT_NEUTRAL, -1, in->time_us);
+        return ENG_ACCEPTED;
+}
+
+/* A pause closes the window (presses no longer count) and hides the card
+ * from the players' screens; resuming shows it again with a new window and
+ * a full timeout, so nobody gains from the pause. */
+static enum eng_refusal do_pause(struct cp_state *st, const struct eng_input *in,
+                                 struct eng_out *out) {
+        if (st->t.phase == CP_PHASE_FINISHED)
+                return ENG_REFUSED_FINISHED;
+        if (st->t.phase == CP_PHASE_READY || st->paused)
+                return ENG_REFUSED_STATE;
+        st->paused = true;
+        st->wake_us = ENG_NEVER;
+        eng_out_push(out, ENG_EV_PAUSED, ENG_SEAT_TABLE, in->time_us);
+        close_window(st, out, in->time_us);
+        return ENG_ACCEPTED;
+}
+
+static enum eng_refusal do_resume(struct cp_state *st, const struct eng_input *in,
+                                  struct eng_out *out, int *ret_err) {
+        if (st->t.phase == CP_PHASE_FINISHED)
+                return ENG_REFUSED_FINISHED;
+        if (!st->paused)
+                return ENG_REFUSED_STATE;
+        st->paused = false;
+        eng_out_push(out, ENG_EV_RESUMED, ENG_SEAT_TABLE, in->time_us);
+        if (st->t.phase == CP_PHASE_SHOWING)
+                *ret_err = reveal(st, out, CP_NEXT_AGAIN, -1, in->time_us);
+        else
+                *ret_err = schedule(st, out, (enum cp_next) st->t.next, st->t.next_seat,
+                                    in->time_us);
+        return ENG_ACCEPTED;
+}
+
+/* CP_REFEREE_VOID: the table goes back to how it was just before the last
+ * resolution (chips, stacks, rows, statistics, an elimination), and that
+ * card is shown again after the usual pause with a new window.  Pads are
+ * told their lock again because an elimination or a tiebreak may have been
+ * undone. */
+static enum eng_refusal do_referee(struct cp_state *st, const struct eng_input *in,
+                                   struct eng_out *out, int *ret_err) {
+        struct eng_output *o;
+
+        if (in->referee.op != CP_REFEREE_VOID)
+                return ENG_REFUSED_INVALID;
+        if (st->t.phase == CP_PHASE_FINISHED)
+                return ENG_REFUSED_FINISHED;
+        if (st->t.phase == CP_PHASE_READY || st->paused || !st->can_void)
+                return ENG_REFUSED_STATE;
+        close_window(st, out, in->time_us);
+        st->t = st->before;
+        st->can_void = false;
+        o = eng_out_push(out, ENG_EV_CALL_VOIDED, ENG_SEAT_TABLE, in->time_us);
+        if (o)
+                o->voided.seq = st->before_seq;
+        for (int s = 0; s < st->n_seats; s++)
+                emit_lockout(out, s, in->time_us, seat_lockout(st, s));
+        *ret_err = schedule(st, out, CP_NEXT_AGAIN, -1, in->time_us);
+        return ENG_ACCEPTED;
+}
+
+/* The checks every input passes first — a new seq, a time in range and not
+ * before the last accepted one — then the kind's own.  Only an accepted
+ * input moves last_seq and last_us, so that a refusal changes nothing. */
+static int cp_apply(void *state, const struct eng_input *in, struct eng_out *out) {
+        struct cp_state *st = state;
+        enum eng_refusal refusal;
+        int err = 0;
+
+        if (!st || !in || !out || st->magic != CP_MAGIC)
+                return -EINVAL;
+        eng_out_reset(out, st->wake_us);
+        if (st->any_input && in->seq <= st->last_seq)
+                refusal = ENG_REFUSED_SEQ;
+        else if (!time_ok(in->time_us))
+                refusal = ENG_REFUSED_INVALID;
+        else if (st->any_input && in->time_us < st->last_us)
+                refusal = ENG_REFUSED_TIME;
+        else
+                switch (in->kind) {
+                case ENG_IN_START:
+                        refusal = do_start(st, in, out, &err);
+                        break;
+                case ENG_IN_CALL:
+                        refusal = do_call(st, in, out, &err);
+                        break;
+                case ENG_IN_TIE:
+                        refusal = do_tie(st, in, out, &err);
+                        break;
+                case ENG_IN_TIMER:
+                        refusal = do_timer(st, in, out, &err);
+                        break;
+                case ENG_IN_PAUSE:
+                        refusal = do_pause(st, in, out);
+                        break;
+                case ENG_IN_RESUME:
+                        refusal = do_resume(st, in, out, &err);
+                        break;
+                case ENG_IN_REFEREE:
+                        refusal = do_referee(st, in, out, &err);
+                        break;
+                case ENG_IN_PRESS:
+                default:
+                        refusal = ENG_REFUSED_UNSUPPORTED;
+                        break;
+                }
+        if (err < 0)
+                return err;
+        if (refusal == ENG_ACCEPTED) {
+                st->any_input = true;
+                st->last_seq = in->seq;
+                st->last_us = in->time_us;
+        }
+        out->refusal = refusal;
+        out->wake_us = st->wake_us;
+        return 0;
+}
+
+static enum eng_status status_of(const struct cp_state *st) {
+        switch (st->t.phase) {
+        case CP_PHASE_READY:
+                return ENG_STATUS_READY;
+        case CP_PHASE_FINISHED:
+                return ENG_STATUS_FINISHED;
+        default:
+                return st->paused ? ENG_STATUS_PAUSED : ENG_STATUS_RUNNING;
+        }
+}
+
+static enum eng_status cp_status(const void *state) {
+        return status_of(state);
+}
+
+static int64_t cp_wake_us(const void *state) {
+        const struct cp_state *st = state;
+
+        return st->wake_us;
+}
+
+/* ---- The state hash.  Field order (CP_HASH_VERSION 1), every integer
+ * little-endian at the width shown:
+ *
+ *   u8 version; cfg: u8 objects, colours, copies, i64 pause_us, timeout_us;
+ *   u8 n_seats; u64 seed; bool any_input; u64 last_seq; i64 last_us;
+ *   u32 windows, reveals; bool window_open, paused; i64 wake_us;
+ *   table t; bool can_void; if can_void: u64 before_seq, table before.
+ *
+ * A table: u8 phase; BETWEEN: u8 next, i8 next_seat; bool has_face_up; if
+ * has_face_up: u8 face_up, i8 face_source; SHOWING: u32 allowed, i64
+ * shown_us; u32 tiebreak; i8 winner; u8 n_out; per row: u8 len, the cards
+ * from the start; u16 neutral count, the cards top first; per seat: u8
+ * stack count, the cards bottom first, u8 chips, u8 out_order, u16 calls,
+ * correct, wrong, ties, i64 reaction_sum_us; bool last.valid; if valid:
+ * i8 seat, u8 call, verdict, card, i64 reaction_us.
+ *
+ * Only live data is hashed (no stale slots, no fields of another phase), so
+ * two states that behave the same hash the same. */
+static void hash_table(struct eng_hash *h, const struct cp_state *st, const struct cp_table *t) {
+        eng_hash_u8(h, t->phase);
+        if (t->phase == CP_PHASE_BETWEEN) {
+                eng_hash_u8(h, t->next);
+                eng_hash_u8(h, (uint8_t) t->next_seat);
+        }
+        eng_hash_bool(h, t->has_face_up);
+        if (t->has_face_up) {
+                eng_hash_u8(h, t->face_up);
+                eng_hash_u8(h, (uint8_t) t->face_source);
+        }
+        if (t->phase == CP_PHASE_SHOWING) {
+                eng_hash_u32(h, t->allowed);
+                eng_hash_i64(h, t->shown_us);
+        }
+        eng_hash_u32(h, t->tiebreak);
+        eng_hash_u8(h, (uint8_t) t->winner);
+        eng_hash_u8(h, t->n_out);
+        for (unsigned r = 0; r < CP_ROWS; r++) {
+                eng_hash_u8(h, t->row_len[r]);
+                eng_hash_bytes(h, t->rows[r], t->row_len[r]);
+        }
+        eng_hash_u16(h, t->neutral_len);
+        for (unsigned i = 0; i < t->neutral_len; i++)
+                eng_hash_u8(h, neutral_at(t, i));
+        for (int s = 0; s < st->n_seats; s++) {
+                eng_hash_u8(h, t->stack_len[s]);
+                eng_hash_bytes(h, t->stack[s], t->stack_len[s]);
+                eng_hash_u8(h, t->chips[s]);
+                eng_hash_u8(h, t->out_order[s]);
+                eng_hash_u16(h, t->stats[s].calls);
+                eng_hash_u16(h, t->stats[s].correct);
+                eng_hash_u16(h, t->stats[s].wrong);
+                eng_hash_u16(h, t->stats[s].ties);
+                eng_hash_i64(h, t->stats[s].reaction_sum_us);
+        }
+        eng_hash_bool(h, t->last.valid);
+        if (t->last.valid) {
+                eng_hash_u8(h, (uint8_t) t->last.seat);
+                eng_hash_u8(h, t->last.call);
+                eng_hash_u8(h, t->last.verdict);
+                eng_hash_u8(h, t->last.card);
+                eng_hash_i64(h, t->last.reaction_us);
+        }
+}
+
+static uint64_t cp_hash(const void *state) {
+        const struct cp_state *st = state;
+        struct eng_hash h;
+
+        eng_hash_init(&h);
+        eng_hash_u8(&h, CP_HASH_VERSION);
+        eng_hash_u8(&h, st->cfg.objects);
+        eng_hash_u8(&h, st->cfg.colours);
+        eng_hash_u8(&h, st->cfg.copies);
+        eng_hash_i64(&h, st->cfg.pause_us);
+        eng_hash_i64(&h, st->cfg.timeout_us);
+        eng_hash_u8(&h, st->n_seats);
+        eng_hash_u64(&h, st->seed);
+        eng_hash_bool(&h, st->any_input);
+        eng_hash_u64(&h, st->last_seq);
+        eng_hash_i64(&h, st->last_us);
+        eng_hash_u32(&h, st->windows);
+        eng_hash_u32(&h, st->reveals);
+        eng_hash_bool(&h, st->window_open);
+        eng_hash_bool(&h, st->paused);
+        eng_hash_i64(&h, st->wake_us);
+        hash_table(&h, st, &st->t);
+        eng_hash_bool(&h, st->can_void);
+        if (st->can_void) {
+                eng_hash_u64(&h, st->before_seq);
+                hash_table(&h, st, &st->before);
+        }
+        return eng_hash_value(&h);
+}
+
+/* ---- Invariants. */
+
+#define FAIL(...) do { if (why) snprintf(why, len, __VA_ARGS__); return -EBADMSG; } while (0)
+
+static int check_table(const struct cp_state *st, const struct cp_table *t, char *why, size_t len) {
+        uint16_t seen[CP_MAX_CARDS] = { 0 };
+        unsigned in = 0, outs = 0;
+        uint32_t out_orders = 0;
+
+        for (unsigned r = 0; r < CP_ROWS; r++) {
+                if (t->row_len[r] < 1 || t->row_len[r] > CP_ROW_MAX)
+                        FAIL("row %u holds %u cards", r + 1, t->row_len[r]);
+                for (unsigned i = 0; i < t->row_len[r]; i++) {
+                        if (!row_accepts(t->rows[r], i, t->rows[r][i]))
+                                FAIL("row %u repeats an object or a colour", r + 1);
+                        seen[t->rows[r][i]]++;
+                }
+        }
+        if (t->neutral_len > CP_MAX_CARDS || t->neutral_head >= CP_MAX_CARDS)
+                FAIL("neutral deck ring out of range");
+        for (unsigned i = 0; i < t->neutral_len; i++)
+                seen[neutral_at(t, i)]++;
+        for (int s = 0; s < st->n_seats; s++) {
+                if (t->stack_len[s] > CP_MAX_STACK)
+                        FAIL("seat %d holds %u cards", s, t->stack_len[s]);
+                for (unsigned i = 0; i < t->stack_len[s]; i++)
+                        seen[t->stack[s][i]]++;
+                if (t->chips[s] > CP_CHIPS_OUT)
+                        FAIL("seat %d has %u chips", s, t->chips[s]);
+                if ((t->out_order[s] != 0) != (t->chips[s] == CP_CHIPS_OUT))
+                        FAIL("seat %d: out_order %u with %u chips", s, t->out_order[s], t->chips[s]);
+                if (t->out_order[s]) {
+                        if (t->out_order[s] > t->n_out || (out_orders & seat_bit(t->out_order[s])))
+                                FAIL("seat %d: bad out_order %u", s, t->out_order[s]);
+                        out_orders |= seat_bit(t->out_order[s]);
+                        outs++;
+                } else {
+                        in++;
+                }
+                if (t->stack_len[s] == 0 && !(t->phase == CP_PHASE_FINISHED && t->winner == s))
+                        FAIL("seat %d has no cards", s);
+                if (t->stats[s].correct + t->stats[s].wrong != t->stats[s].calls)
+                        FAIL("seat %d: calls do not add up", s);
+                if (t->stats[s].wrong != t->chips[s])
+                        FAIL("seat %d: %u wrong calls but %u chips", s, t->stats[s].wrong, t->chips[s]);
+        }
+        if (outs != t->n_out)
+                FAIL("%u seats out, n_out %u", outs, t->n_out);
+        if (t->has_face_up)
+                seen[t->face_up]++;
+        for (size_t id = 0; id < CP_MAX_CARDS; id++) {
+                bool in_deck = CP_CARD_OBJECT(id) < st->cfg.objects &&
+                               CP_CARD_COLOUR(id) < st->cfg.colours &&
+                               CP_CARD_COPY(id) < st->cfg.copies;
+
+                if (seen[id] != (in_deck ? 1 : 0))
+                        FAIL("card %zu is in %u places", id, seen[id]);
+        }
+        switch (t->phase) {
+        case CP_PHASE_READY:
+                if (t->has_face_up || in != st->n_seats)
+                        FAIL("ready with a card up or a seat out");
+                break;
+        case CP_PHASE_SHOWING:
+                if (!t->has_face_up)
+                        FAIL("showing without a face-up card");
+                if (t->allowed != (table_seats_in(t, st->n_seats) &
+                                   (t->tiebreak ? t->tiebreak : ~UINT32_C(0))))
+                        FAIL("allowed seats 0x%x do not match", (unsigned) t->allowed);
+                /* fall through */
+        case CP_PHASE_BETWEEN:
+                if (in < 2)
+                        FAIL("running with %u seats in", in);
+                if (t->tiebreak && popcount32(t->tiebreak) < 2)
+                        FAIL("tiebreak of one seat");
+                if (t->phase == CP_PHASE_BETWEEN &&
+                    t->has_face_up != (t->next == CP_NEXT_AGAIN))
+                        FAIL("between: face-up card and next source disagree");
+                if (t->winner >= 0)
+                        FAIL("a winner before the end");
+                break;
+        case CP_PHASE_FINISHED:
+                if (t->winner < 0 || t->winner >= st->n_seats || t->out_order[t->winner])
+                        FAIL("finished without a winner still in");
+                if (t->has_face_up && (t->face_source != t->winner || t->stack_len[t->winner] != 0))
+                        FAIL("finished with a card up that is not the winner's last");
+                break;
+        default:
+                FAIL("phase %u", t->phase);
+        }
+        return 0;
+}
+
+int cp_check(const struct cp_state *st, char *why, size_t len) {
+        int r;
+
+        if (!st || st->magic != CP_MAGIC)
+                FAIL("not a created state");
+        r = check_table(st, &st->t, why, len);
+        if (r < 0)
+                return r;
+        if (st->window_open != (st->t.phase == CP_PHASE_SHOWING && !st->paused))
+                FAIL("window_open %d in phase %u (paused %d)", st->window_open, st->t.phase,
+                     st->paused);
+        if ((st->wake_us == ENG_NEVER) !=
+            (st->paused || st->t.phase == CP_PHASE_READY || st->t.phase == CP_PHASE_FINISHED))
+                FAIL("wake-up %lld in phase %u", (long long) st->wake_us, st->t.phase);
+        if (st->can_void) {
+                r = check_table(st, &st->before, why, len);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+#undef FAIL
+
+/* ---- Views. */
+
+/* The one place that decides what each audience may see: the face-up card
+ * is hidden from players while paused, a window's details exist only while
+ * it is open, can_void is the referee's, and no audience gets the order of
+ * a stack or of the neutral deck (only counts). */
+int cp_view(const struct cp_state *st, enum eng_audience audience, int seat, struct cp_view *ret) {
+        const struct cp_table *t;
+        bool showing;
+
+        if (!st || !ret || st->magic != CP_MAGIC)
+                return -EINVAL;
+        if (audience != ENG_VIEW_PUBLIC && audience != ENG_VIEW_SEAT && audience != ENG_VIEW_REFEREE)
+                return -EINVAL;
+        if (audience == ENG_VIEW_SEAT && (seat < 0 || seat >= st->n_seats))
+                return -EINVAL;
+        t = &st->t;
+        memset(ret, 0, sizeof *ret);
+        ret->audience = audience;
+        ret->seat = audience == ENG_VIEW_SEAT ? seat : -1;
+        ret->status = status_of(st);
+        ret->phase = (enum cp_phase) t->phase;
+        ret->n_seats = st->n_seats;
+        ret->objects = st->cfg.objects;
+        ret->colours = st->cfg.colours;
+        ret->copies = st->cfg.copies;
+        memcpy(ret->row_len, t->row_len, sizeof ret->row_len);
+        memcpy(ret->rows, t->rows, sizeof ret->rows);
+
+        showing = t->phase == CP_PHASE_SHOWING && (!st->paused || audience == ENG_VIEW_REFEREE);
+        ret->face_up_shown = t->has_face_up && (showing || t->phase == CP_PHASE_FINISHED);
+        ret->face_up = ret->face_up_shown ? t->face_up : 0;
+        ret->face_source = ret->face_up_shown ? t->face_source : ENG_SOURCE_NEUTRAL;
+        ret->window_open = st->window_open;
+        ret->window = st->window_open ? st->windows : 0;
+        ret->shown_us = t->phase == CP_PHASE_SHOWING ? t->shown_us : ENG_NEVER;
+        ret->allowed = st->window_open ? t->allowed : 0;
+        ret->deadline_us = st->window_open ? st->wake_us : ENG_NEVER;
+        ret->tiebreak = t->tiebreak;
+        ret->neutral_count = t->neutral_len;
+        for (int s = 0; s < st->n_seats; s++) {
+                struct cp_view_seat *v = &ret->seats[s];
+
+                v->cards_left = t->stack_len[s];
+                v->chips = t->chips[s];
+                v->out = t->out_order[s] != 0;
+                v->out_order = t->out_order[s];
+                v->may_call = st->window_open && (t->allowed & seat_bit(s));
+                v->in_tiebreak = (t->tiebreak & seat_bit(s)) != 0;
+                v->winner = t->winner == s;
+                v->stats = t->stats[s];
+        }
+        ret->last = t->last;
+        ret->winner = t->winner;
+        ret->next_source = ENG_SOURCE_NEUTRAL;
+        ret->next_reveal_us = ENG_NEVER;
+        if (t->phase == CP_PHASE_BETWEEN) {
+                ret->next_source = t->next == CP_NEXT_STACK ? t->next_seat
+                                 : t->next == CP_NEXT_AGAIN ? ENG_SOURCE_AGAIN
+                                 : ENG_SOURCE_NEUTRAL;
+                ret->next_reveal_us = st->wake_us;
+        }
+        ret->can_void = audience == ENG_VIEW_REFEREE && st->can_void && !st->paused &&
+                        t->phase != CP_PHASE_FINISHED;
+        return 0;
+}
+
+static const char *phase_name(enum cp_phase p) {
+        switch (p) {
+        case CP_PHASE_READY:
+                return "ready";
+        case CP_PHASE_SHOWING:
+                return "showing";
+        case CP_PHASE_BETWEEN:
+                return "between";
+        case CP_PHASE_FINISHED:
+                return "finished";
+        }
+        return "unknown";
+}
+
+static const char *audience_name(enum eng_audience a) {
+        switch (a) {
+        case ENG_VIEW_PUBLIC:
+                return "public";
+        case ENG_VIEW_SEAT:
+                return "seat";
+        case ENG_VIEW_REFEREE:
+                return "referee";
+        }
+        return "unknown";
+}
+
+static int cp_card_visit(uint32_t card, const struct eng_visitor *v, void *ctx) {
+        int r = v->integer(ctx, "id", card);
+
+        if (r >= 0)
+                r = v->integer(ctx, "object", CP_CARD_OBJECT(card));
+        if (r >= 0)
+                r = v->integer(ctx, "colour", CP_CARD_COLOUR(card));
+        return r;
+}
+
+static const char *cp_call_name(int call) {
+        static const char *const names[] = {
+                [1] = "row 1", [2] = "row 2", [3] = "row 3",
+                [4] = "row 4", [5] = "row 5", [6] = "row 6",
+                [CP_CALL_DOESNT_FIT] = "doesn't fit",
+        };
+
+        return call >= 1 && call <= CP_CALL_DOESNT_FIT ? names[call] : NULL;
+}
+
+static int cp_call_of_button(unsigned button, int *ret_call) {
+        if (button >= CP_PAD_BUTTONS)
+                return -EINVAL;
+        *ret_call = button == CP_BUTTON_DOESNT_FIT ? CP_CALL_DOESNT_FIT : (int) button + 1;
+        return 0;
+}
+
+/* A run of visitor calls that stops at the first error. */
+struct walk {
+        const struct eng_visitor *v;
+        void *ctx;
+        int r;
+};
+
+static void w_int(struct walk *w, const char *key, int64_t value) {
+        if (w->r >= 0)
+                w->r = w->v->integer(w->ctx, key, value);
+}
+
+static void w_bool(struct walk *w, const char *key, bool value) {
+        if (w->r >= 0)
+                w->r = w->v->boolean(w->ctx, key, value);
+}
+
+static void w_str(struct walk *w, const char *key, const char *value) {
+        if (w->r >= 0)
+                w->r = w->v->string(w->ctx, key, value);
+}
+
+static void w_null(struct walk *w, const char *key) {
+        if (w->r >= 0)
+                w->r = w->v->null(w->ctx, key);
+}
+
+static void w_time(struct walk *w, const char *key, int64_t value) {
+        if (value == ENG_NEVER)
+                w_null(w, key);
+        else
+                w_int(w, key, value);
+}
+
+static void w_obj(struct walk *w, const char *key) {
+        if (w->r >= 0)
+                w->r = w->v->object_begin(w->ctx, key);
+}
+
+static void w_arr(struct walk *w, const char *key) {
+        if (w->r >= 0)
+                w->r = w->v->array_begin(w->ctx, key);
+}
+
+static void w_end_obj(struct walk *w) {
+        if (w->r >= 0)
+                w->r = w->v->object_end(w->ctx);
+}
+
+static void w_end_arr(struct walk *w) {
+        if (w->r >= 0)
+                w->r = w->v->array_end(w->ctx);
+}
+
+static void w_card(struct walk *w, const char *key, uint8_t card) {
+        w_obj(w, key);
+        if (w->r >= 0)
+                w->r = cp_card_visit(card, w->v, w->ctx);
+        w_end_obj(w);
+}
+
+static void w_seats(struct walk *w, const char *key, uint32_t seats) {
+        w_arr(w, key);
+        for (int s = 0; s < CP_MAX_SEATS; s++)
+                if (seats & seat_bit(s))
+                        w_int(w, NULL, s);
+        w_end_arr(w);
+}
+
+static void w_source(struct walk *w, int source) {
+        w_str(w, "source", source == ENG_SOURCE_NEUTRAL ? "neutral"
+                         : source == ENG_SOURCE_AGAIN ? "again" : "stack");
+        if (source >= 0)
+                w_int(w, "seat", source);
+        else
+                w_null(w, "seat");
+}
+
+static void w_player(struct walk *w, const char *key, int s, const struct cp_view_seat *p) {
+        w_obj(w, key);
+        w_int(w, "seat", s);
+        w_int(w, "cards_left", p->cards_left);
+        w_int(w, "chips", p->chips);
+        w_bool(w, "out", p->out);
+        if (p->out)
+                w_int(w, "out_order", p->out_order);
+        else
+                w_null(w, "out_order");
+        w_bool(w, "may_call", p->may_call);
+        w_bool(w, "in_tiebreak", p->in_tiebreak);
+        w_bool(w, "winner", p->winner);
+        w_int(w, "calls", p->stats.calls);
+        w_int(w, "correct", p->stats.correct);
+        w_int(w, "wrong", p->stats.wrong);
+        w_int(w, "ties", p->stats.ties);
+        if (p->stats.calls)
+                w_int(w, "reaction_avg_us", p->stats.reaction_sum_us / p->stats.calls);
+        else
+                w_null(w, "reaction_avg_us");
+        w_end_obj(w);
+}
+
+/* The JSON shape of every audience's view; docs/games/crash-pilot.md,
+ * "Views", lists the fields.  Built from cp_view() so that the hiding rules
+ * live in one place. */
+static int cp_view_visit(const void *state, enum eng_audience audience, int seat,
+                         const struct eng_visitor *v, void *ctx) {
+        struct walk w = { .v = v, .ctx = ctx, .r = 0 };
+        struct cp_view cv;
+        int r;
+
+        r = cp_view(state, audience, seat, &cv);
+        if (r < 0)
+                return r;
+        w_str(&w, "game", cp_game.name);
+        w_str(&w, "audience", audience_name(audience));
+        w_str(&w, "status", eng_status_name(cv.status));
+        w_str(&w, "phase", phase_name(cv.phase));
+        w_int(&w, "seats", cv.n_seats);
+        w_obj(&w, "deck");
+        w_int(&w, "objects", cv.objects);
+        w_int(&w, "colours", cv.colours);
+        w_int(&w, "copies", cv.copies);
+        w_end_obj(&w);
+
+        w_arr(&w, "rows");
+        for (unsigned r6 = 0; r6 < CP_ROWS; r6++) {
+                w_arr(&w, NULL);
+                for (unsigned i = 0; i < cv.row_len[r6]; i++)
+                        w_card(&w, NULL, cv.rows[r6][i]);
+                w_end_arr(&w);
+        }
+        w_end_arr(&w);
+
+        if (cv.face_up_shown) {
+                w_obj(&w, "face_up");
+                if (w.r >= 0)
+                        w.r = cp_card_visit(cv.face_up, v, ctx);
+                w_source(&w, cv.face_source);
+                w_end_obj(&w);
+        } else {
+                w_null(&w, "face_up");
+        }
+        if (cv.window_open) {
+                w_obj(&w, "window");
+                w_int(&w, "id", cv.window);
+                w_int(&w, "opened_us", cv.shown_us);
+                w_seats(&w, "seats", cv.allowed);
+                w_time(&w, "deadline_us", cv.deadline_us);
+                w_end_obj(&w);
+        } else {
+                w_null(&w, "window");
+        }
+        w_seats(&w, "tiebreak", cv.tiebreak);
+        w_int(&w, "neutral_cards", cv.neutral_count);
+        if (cv.phase == CP_PHASE_BETWEEN) {
+                w_obj(&w, "next");
+                w_source(&w, cv.next_source);
+                w_time(&w, "at_us", cv.next_reveal_us);
+                w_end_obj(&w);
+        } else {
+                w_null(&w, "next");
+        }
+
+        w_arr(&w, "players");
+        for (int s = 0; s < cv.n_seats; s++)
+                w_player(&w, NULL, s, &cv.seats[s]);
+        w_end_arr(&w);
+
+        if (cv.last.valid) {
+                w_obj(&w, "last_call");
+                w_int(&w, "seat", cv.last.seat);
+                w_int(&w, "call", cv.last.call);
+                w_str(&w, "call_name", cp_call_name(cv.last.call));
+                w_str(&w, "verdict", eng_verdict_name(cv.last.verdict));
+                w_int(&w, "reaction_us", cv.last.reaction_us);
+                w_card(&w, "card", cv.last.card);
+                w_end_obj(&w);
+        } else {
+                w_null(&w, "last_call");
+        }
+        if (cv.winner >= 0)
+                w_int(&w, "winner", cv.winner);
+        else
+                w_null(&w, "winner");
+
+        if (audience == ENG_VIEW_SEAT)
+                w_player(&w, "you", seat, &cv.seats[seat]);
+        if (audience == ENG_VIEW_REFEREE)
+                w_bool(&w, "can_void", cv.can_void);
+        return w.r;
+}
+
+const struct eng_game cp_game = {
+        .name = "crash-pilot",
+        .display_name = "Crash Pilot",
+        .min_seats = CP_MIN_SEATS,
+        .max_seats = CP_MAX_SEATS,
+        .params = cp_params,
+        .n_params = CP_N_PARAMS,
+        .state_size = sizeof(struct cp_state),
+        .max_outputs = 24,
+        .validate = cp_validate,
+        .create = cp_create,
+        .apply = cp_apply,
+        .status = cp_status,
+        .wake_us = cp_wake_us,
+        .view = cp_view_visit,
+        .hash = cp_hash,
+        .result = cp_result,
+        .card_visit = cp_card_visit,
+        .call_name = cp_call_name,
+        .call_of_button = cp_call_of_button,
+};
