@@ -108,6 +108,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -I. -fsanitize=fuzzer,address,undefined \
                -DARBITER_VERSION='"$(VERSION)"' -DARBITER_DATADIR='"$(DATADIR)"'
 
 fuzz: deps
+	$(Q)$(MAKE) --no-print-directory build
 	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
 	$(Q)for f in $(FUZZ_BINS); do n=$$(basename $$f _fuzz); mkdir -p build-fuzz/corpus/$$n; \
 	  echo "== fuzzing $$n for $(FUZZ_SECONDS) s"; \
@@ -126,10 +127,12 @@ build-fuzz/frame_fuzz: tests/fuzz/frame_fuzz.c hardware/frame.c
 	@echo "  FUZZ    $@"
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^
 
-build-fuzz/router_fuzz: tests/fuzz/router_fuzz.c api/router.c api/routes.c api/health.c api/tokens.c api/server.c api/auth.c api/problem.c store/store.c store/migrate.c common/log.c common/loop.c
+# The router is instrumented; the route table's handlers come, uninstrumented,
+# from the library (they are never called).
+build-fuzz/router_fuzz: tests/fuzz/router_fuzz.c api/router.c $(LIB)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
-	$(Q)clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 build: $(DAEMON) $(TOOL_BINS)
 

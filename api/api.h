@@ -86,7 +86,8 @@ void api_server_reconfigure(struct api_server *s, const struct api_config *cfg);
  * on.  Event streams end at once: they are not work in flight, and a
  * display reconnects to the next start by itself. */
 void api_server_quiesce(struct api_server *s);
-/* Requests received and not yet completed, event streams not counted. */
+/* Requests received and not yet completed.  Event streams are not counted,
+ * except for a short grace after quiesce while they send their last chunk. */
 unsigned api_server_active(const struct api_server *s);
 /* Event streams open. */
 unsigned api_server_streams(const struct api_server *s);

@@ -14,6 +14,7 @@ void handle_pads_list(struct api_request *req);
 void handle_pad_get(struct api_request *req);
 void handle_pad_identify(struct api_request *req);
 void handle_presses_list(struct api_request *req);
+void handle_events(struct api_request *req);
 void handle_tables_list(struct api_request *req);
 void handle_tables_create(struct api_request *req);
 void handle_table_get(struct api_request *req);

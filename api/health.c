@@ -2,6 +2,7 @@
 #include <microhttpd.h>
 
 #include "api/handlers.h"
+#include "api/sse.h"
 
 void handle_index(struct api_request *req) {
         json_t *routes = json_array();
@@ -23,7 +24,19 @@ void handle_health(struct api_request *req) {
 
         if (req->deps->health)
                 req->deps->health(req->deps->userdata, h);
-        json_object_set_new(h, "http", json_pack("{s:I}", "active_requests",
-                                                 (json_int_t) api_server_active(req->server)));
+        json_object_set_new(h, "http", json_pack("{s:I, s:I}",
+                                                 "active_requests", (json_int_t) api_server_active(req->server),
+                                                 "streams", (json_int_t) api_server_streams(req->server)));
+        if (req->deps->events) {
+                struct sse_stats st;
+                sse_hub_stats(req->deps->events, &st);
+                json_object_set_new(h, "events", json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}",
+                                                           "last_id", st.last_id,
+                                                           "published", (json_int_t) st.published,
+                                                           "retained", (json_int_t) st.retained,
+                                                           "retained_bytes", (json_int_t) st.retained_bytes,
+                                                           "overflowed", (json_int_t) st.overflowed,
+                                                           "refused", (json_int_t) st.refused));
+        }
         api_reply_json(req, MHD_HTTP_OK, h);
 }

@@ -7,6 +7,7 @@
 #include <microhttpd.h>
 
 #include "api/handlers.h"
+#include "api/json.h"
 #include "common/time.h"
 #include "hardware/padbus.h"
 
@@ -33,7 +34,7 @@ static json_t *rfc3339(int64_t wall_usec) {
         return json_string(buf);
 }
 
-static json_t *pad_json(const struct pad *p) {
+json_t *api_pad_json(const struct pad *p) {
         const struct pad_counters *c = &p->counters;
         char fw[16];
         int64_t now = now_usec();
@@ -78,7 +79,7 @@ void handle_pads_list(struct api_request *req) {
         json_t *pads = json_array(), *ports = json_array();
 
         for (size_t i = 0; i < padbus_n_pads(b); i++)
-                json_array_append_new(pads, pad_json(padbus_pad(b, i)));
+                json_array_append_new(pads, api_pad_json(padbus_pad(b, i)));
         for (size_t i = 0; i < padbus_n_ports(b); i++)
                 json_array_append_new(ports, port_json(padbus_port(b, i)));
         api_reply_json(req, MHD_HTTP_OK, json_pack("{s:o, s:o, s:i}", "items", pads, "ports", ports,
@@ -99,7 +100,7 @@ static const struct pad *find(struct api_request *req) {
 void handle_pad_get(struct api_request *req) {
         const struct pad *p = find(req);
         if (p)
-                api_reply_json(req, MHD_HTTP_OK, pad_json(p));
+                api_reply_json(req, MHD_HTTP_OK, api_pad_json(p));
 }
 
 void handle_pad_identify(struct api_request *req) {
@@ -118,10 +119,10 @@ void handle_pad_identify(struct api_request *req) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "identify failed: %s", strerror(-r));
                 return;
         }
-        api_reply_json(req, MHD_HTTP_OK, pad_json(p));
+        api_reply_json(req, MHD_HTTP_OK, api_pad_json(p));
 }
 
-static json_t *press_json(const struct pad_press *p) {
+json_t *api_press_json(const struct pad_press *p) {
         return json_pack("{s:I, s:s, s:i, s:I, s:I, s:I, s:i, s:b, s:b}",
                          "seq", (json_int_t) p->seq, "pad", p->pad->id, "button", (int) p->button,
                          "time_us", (json_int_t) p->time_usec, "uncertainty_us", (json_int_t) p->uncertainty_usec,
@@ -147,7 +148,7 @@ void handle_presses_list(struct api_request *req) {
         n = req->deps->pads ? padbus_presses_since(req->deps->pads, (uint64_t) after, buf, (size_t) limit) : 0;
         items = json_array();
         for (size_t i = 0; i < n; i++)
-                json_array_append_new(items, press_json(&buf[i]));
+                json_array_append_new(items, api_press_json(&buf[i]));
         api_reply_json(req, MHD_HTTP_OK, json_pack("{s:o, s:o}", "items", items, "next",
                                                    n ? json_integer((json_int_t) buf[n - 1].seq)
                                                      : json_integer(after)));

@@ -19,6 +19,7 @@ const struct route api_routes[] = {
         { "POST",   "/v1/tables",      handle_tables_create, AUTH_ROLE_ADMIN, "create a table: {name, seats}" },
         { "GET",    "/v1/tables/{id}", handle_table_get,     AUTH_ROLE_DISPLAY, "one table" },
         { "GET",    "/v1/presses",     handle_presses_list,  AUTH_ROLE_DISPLAY, "recent presses, in pad-time order" },
+        { "GET",    "/v1/events",      handle_events,        AUTH_ROLE_DISPLAY, "live events (Server-Sent Events); ?topic= filters" },
 };
 
 const size_t api_n_routes = sizeof api_routes / sizeof api_routes[0];

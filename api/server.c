@@ -18,6 +18,16 @@
  * Invariant: a suspended connection always has a handler that will reply
  * (every store callback fires exactly once, also on shutdown), so MHD's lack
  * of timeouts for suspended connections cannot leak one.
+ *
+ * Event streams (api/events.c) reply at once with a content reader that
+ * suspends the connection whenever it has nothing to send; their hub wakes
+ * them for an event, for the end, and at least every heartbeat, so a
+ * suspended stream is never forgotten either, and a client that left is
+ * found by the heartbeat's failing write.  Streams are not work in flight:
+ * graceful shutdown ends them through sse_hub_close() and waits for them
+ * only STREAM_END_GRACE_USEC, long enough for their last chunk.  None is
+ * suspended when MHD stops: closing the hub wakes every waiting stream, and
+ * api_server_free() closes it before MHD_stop_daemon().
  */
 #include "api/api.h"
 
@@ -35,25 +45,35 @@
 #include <microhttpd.h>
 
 #include "api/problem.h"
+#include "api/sse.h"
 #include "common/log.h"
 #include "common/loop.h"
+#include "common/time.h"
 
 #define JSON_CONTENT_TYPE "application/json"
 /* Listen backlog: a venue has tens of displays, a burst of reconnects after a
  * network blip should not see refused connections. */
 #define LISTEN_BACKLOG 128
+/* After quiesce, how long ended event streams may take to send their last
+ * chunk before graceful shutdown stops waiting for them: a LAN round trip is
+ * about a millisecond, so a client that cannot take five bytes in this time
+ * is stuck, and SIGTERM still exits well within a second. */
+#define STREAM_END_GRACE_USEC (250 * USEC_PER_MSEC)
 
 struct api_server {
         struct loop *loop;
         struct MHD_Daemon *mhd;
         struct event *ev_epoll;
         struct event *ev_timer;
+        struct event *ev_grace;         /* wakes the loop when the streams' grace is over */
+        int64_t grace_end_usec;         /* 0 until quiesce */
         int hook_id;
         bool need_run;                  /* a connection was resumed */
         struct api_config cfg;
         const struct api_deps *deps;
         char address[INET6_ADDRSTRLEN + 16];
-        unsigned active;
+        unsigned active;                /* requests not completed, streams included */
+        unsigned streams;               /* of which event streams */
 };
 
 struct req {
@@ -63,9 +83,12 @@ struct req {
         bool too_large;
         bool handled;
         bool suspended;
+        bool stream;
         unsigned status;
         struct MHD_Response *response;
 };
+
+static void req_set_mhd_response(struct req *r, unsigned status, struct MHD_Response *response);
 
 static struct req *req_of(struct api_request *pub) {
         return (struct req *) pub;
@@ -84,21 +107,29 @@ static void req_free(struct req *r) {
 /* Sets the pending reply; resumes the connection when the handler had
  * returned without replying. */
 static void req_set_response(struct req *r, unsigned status, char *text, const char *content_type) {
-        struct api_server *s = r->pub.server;
+        struct MHD_Response *response;
 
         if (r->response) {
                 log_error("bug: second reply (%u) to %s %s ignored", status, r->pub.method, r->pub.path);
                 free(text);
                 return;
         }
-        r->response = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-        if (!r->response) {
+        response = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+        if (!response) {
                 free(text);
                 log_error("out of memory building the response to %s %s", r->pub.method, r->pub.path);
         } else {
-                MHD_add_response_header(r->response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-                MHD_add_response_header(r->response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+                MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+                MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
         }
+        req_set_mhd_response(r, status, response);
+}
+
+/* Takes response (NULL: out of memory, the connection is dropped). */
+static void req_set_mhd_response(struct req *r, unsigned status, struct MHD_Response *response) {
+        struct api_server *s = r->pub.server;
+
+        r->response = response;
         r->status = status;
         if (r->suspended) {
                 r->suspended = false;
@@ -127,6 +158,19 @@ void api_reply_problem_json(struct api_request *req, json_t *problem) {
                 text = strdup("{\"title\":\"Internal Server Error\",\"status\":500}");
         if (text)
                 req_set_response(req_of(req), status, text, PROBLEM_CONTENT_TYPE);
+}
+
+void api_reply_stream(struct api_request *req, struct MHD_Response *response) {
+        struct req *r = req_of(req);
+
+        if (r->response) {
+                log_error("bug: second reply (stream) to %s %s ignored", req->method, req->path);
+                MHD_destroy_response(response);
+                return;
+        }
+        r->stream = true;
+        req->server->streams++;
+        req_set_mhd_response(r, MHD_HTTP_OK, response);
 }
 
 void api_reply_problem(struct api_request *req, unsigned status, const char *detail_fmt, ...) {
@@ -371,9 +415,13 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
         (void) connection;
         if (!r)
                 return;
-        if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && toe != MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN)
+        /* A stream ends when its client leaves: nothing to report. */
+        if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && toe != MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN &&
+            !r->stream)
                 log_debug("request %s %s ended early (MHD code %d)", r->pub.method, r->pub.path, (int) toe);
         s->active--;
+        if (r->stream)
+                s->streams--;
         req_free(r);
         *con_cls = NULL;
 }
@@ -408,7 +456,11 @@ static void before_sleep(void *userdata) {
                 s->need_run = false;
                 MHD_run(s->mhd);
         }
-        if (MHD_get_timeout(s->mhd, &ms) == MHD_YES) {
+        if (s->need_run) {
+                /* resumed during that run (a handler published an event) */
+                static const struct timeval now = { 0, 0 };
+                evtimer_add(s->ev_timer, &now);
+        } else if (MHD_get_timeout(s->mhd, &ms) == MHD_YES) {
                 struct timeval tv = { .tv_sec = (time_t) (ms / 1000), .tv_usec = (suseconds_t) (ms % 1000) * 1000 };
                 evtimer_add(s->ev_timer, &tv);
         } else {
@@ -542,12 +594,17 @@ int api_server_new(struct loop *loop, const struct api_config *cfg, const struct
 void api_server_free(struct api_server *s) {
         if (!s)
                 return;
+        /* MHD must not stop with suspended connections: wake every stream. */
+        if (s->deps)
+                sse_hub_close(s->deps->events);
         if (s->hook_id >= 0)
                 loop_remove_before_sleep(s->loop, s->hook_id);
         if (s->ev_epoll)
                 event_free(s->ev_epoll);
         if (s->ev_timer)
                 event_free(s->ev_timer);
+        if (s->ev_grace)
+                event_free(s->ev_grace);
         if (s->mhd)
                 MHD_stop_daemon(s->mhd);
         free(s);
@@ -562,14 +619,46 @@ void api_server_reconfigure(struct api_server *s, const struct api_config *cfg) 
         s->cfg.open_reads = cfg->open_reads;
 }
 
+/* Nothing to do: waking the loop makes the daemon look at
+ * api_server_active() again. */
+static void on_grace_over(evutil_socket_t fd, short what, void *userdata) {
+        (void) fd, (void) what, (void) userdata;
+}
+
 void api_server_quiesce(struct api_server *s) {
         MHD_socket fd = MHD_quiesce_daemon(s->mhd);
 
         /* A socket from systemd stays systemd's: it hands it to the next start. */
         if (fd != MHD_INVALID_SOCKET && s->cfg.listen_fd < 0)
                 close(fd);
+        /* Streams end now; they count as work in flight for a short grace,
+         * so that their last chunk goes out before the process does. */
+        sse_hub_close(s->deps->events);
+        s->need_run = true;
+        s->grace_end_usec = now_usec() + STREAM_END_GRACE_USEC;
+        if (!s->ev_grace)
+                s->ev_grace = evtimer_new(loop_base(s->loop), on_grace_over, s);
+        if (s->ev_grace) {
+                struct timeval tv = usec_to_timeval(STREAM_END_GRACE_USEC);
+                evtimer_add(s->ev_grace, &tv);
+        }
 }
 
 unsigned api_server_active(const struct api_server *s) {
-        return s->active;
+        if (s->grace_end_usec && now_usec() < s->grace_end_usec)
+                return s->active;
+        return s->active - s->streams;
+}
+
+unsigned api_server_streams(const struct api_server *s) {
+        return s->streams;
+}
+
+void api_server_run_soon(struct api_server *s) {
+        static const struct timeval now = { 0, 0 };
+
+        /* The flag serves a resume made before this turn's before-sleep
+         * hook; the zero timer one made after it (another module's hook). */
+        s->need_run = true;
+        evtimer_add(s->ev_timer, &now);
 }

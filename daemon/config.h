@@ -49,6 +49,8 @@ struct config {
         size_t connection_memory;       /* connection_memory = 16K (bytes, 8K..16M) */
         bool open_reads;                /* open_reads = yes: GETs need no token */
         char *web_root;                 /* web_root = ARBITER_DATADIR/web */
+        unsigned sse_heartbeat_ms;      /* sse_heartbeat = 15000 (ms, 100..300000): comment on idle event streams */
+        unsigned sse_max_streams;       /* sse_max_streams = 128 (1..65536): event streams open at once */
 
         /* [database] */
         char *dsn;                      /* dsn = "dbname=arbiter" (libpq conninfo or URI) */

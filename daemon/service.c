@@ -24,6 +24,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "api/api.h"
+#include "api/sse.h"
 #include "bus/bus.h"
 #include "bus/pads.h"
 #include "common/log.h"
@@ -43,6 +44,7 @@ struct service {
         struct api_server *api;
         struct bus *bus;
         struct padbus *pads;
+        struct sse_hub *events;
         struct api_deps deps;
 
         struct event *ev_term, *ev_int, *ev_hup;
@@ -214,16 +216,19 @@ static void fill_health(void *userdata, json_t *h) {
 static void on_pad_added(void *userdata, const struct pad *pad) {
         struct service *s = userdata;
         bus_pads_added(s->bus, pad, pad->counters.reconnects == 0);
+        api_events_pad(s->events, "pad_added", pad);
 }
 
 static void on_pad_removed(void *userdata, const struct pad *pad) {
         struct service *s = userdata;
         bus_pads_removed(s->bus, pad);
+        api_events_pad(s->events, "pad_removed", pad);
 }
 
 static void on_pad_pressed(void *userdata, const struct pad_press *press) {
         struct service *s = userdata;
         bus_pads_pressed(s->bus, press);
+        api_events_press(s->events, press);
 }
 
 /* SIGHUP: re-read the file; apply what can change while running, keep the
@@ -368,7 +373,11 @@ static int start(struct service *s) {
         r = auth_new(&s->auth);
         if (r < 0)
                 return log_error_errno(r, "out of memory");
-        s->deps = (struct api_deps) { .auth = s->auth, .health = fill_health, .userdata = s };
+        struct sse_config ec = { .heartbeat_ms = s->cfg.sse_heartbeat_ms, .max_streams = s->cfg.sse_max_streams };
+        r = sse_hub_new(s->loop, &ec, &s->events);
+        if (r < 0)
+                return log_error_errno(r, "cannot set up live events: %s", strerror(-r));
+        s->deps = (struct api_deps) { .auth = s->auth, .events = s->events, .health = fill_health, .userdata = s };
 
         r = listen_fd_from_systemd(&listen_fd);
         if (r < 0)
@@ -423,6 +432,7 @@ static void stop(struct service *s) {
         store_free(s->store);
         s->store = NULL;
         api_server_free(s->api);
+        sse_hub_free(s->events);        /* after the server: its streams hold subscribers */
         bus_free(s->bus);
         padbus_free(s->pads);
         auth_free(s->auth);

@@ -64,6 +64,8 @@ static void assert_config_equal(const struct config *a, const struct config *b) 
         assert_int_equal(a->connection_memory, b->connection_memory);
         assert_int_equal(a->open_reads, b->open_reads);
         assert_string_equal(a->web_root, b->web_root);
+        assert_int_equal(a->sse_heartbeat_ms, b->sse_heartbeat_ms);
+        assert_int_equal(a->sse_max_streams, b->sse_max_streams);
         assert_string_equal(a->dsn, b->dsn);
         assert_int_equal(a->statement_timeout_ms, b->statement_timeout_ms);
         assert_int_equal(a->reconnect_max_s, b->reconnect_max_s);
@@ -128,6 +130,8 @@ static void test_defaults(void **state) {
         assert_int_equal(cfg.connection_memory, 16 * 1024);
         assert_true(cfg.open_reads);
         assert_string_equal(cfg.web_root, ARBITER_DATADIR "/web");
+        assert_int_equal(cfg.sse_heartbeat_ms, 15000);
+        assert_int_equal(cfg.sse_max_streams, 128);
         assert_string_equal(cfg.dsn, "dbname=arbiter");
         assert_int_equal(cfg.statement_timeout_ms, 5000);
         assert_int_equal(cfg.reconnect_max_s, 30);
@@ -167,6 +171,8 @@ static void test_full_file(void **state) {
                  "connection_memory = 128K\n"
                  "open_reads = no\n"
                  "web_root = /srv/arbiter/web\n"
+                 "sse_heartbeat = 500\n"
+                 "sse_max_streams = 16\n"
                  "[database]\n"
                  "dsn = host=db.local dbname=t user=arbiter\n"
                  "statement_timeout = 250\n"
@@ -188,6 +194,8 @@ static void test_full_file(void **state) {
         assert_int_equal(cfg.connection_memory, 128 * 1024);
         assert_false(cfg.open_reads);
         assert_string_equal(cfg.web_root, "/srv/arbiter/web");
+        assert_int_equal(cfg.sse_heartbeat_ms, 500);
+        assert_int_equal(cfg.sse_max_streams, 16);
         assert_string_equal(cfg.dsn, "host=db.local dbname=t user=arbiter");
         assert_int_equal(cfg.statement_timeout_ms, 250);
         assert_int_equal(cfg.reconnect_max_s, 60);
@@ -296,7 +304,8 @@ static const struct bad_case {
         /* unknown key, with the known ones listed */
         { "[http]\nlisten = 127.0.0.1:1\nbodylimit = 1M\n", "t.conf:3: ",
           "unknown key \"bodylimit\" in [http] (known: listen, body_limit, max_connections, "
-          "max_connections_per_ip, connection_timeout, connection_memory, open_reads, web_root)" },
+          "max_connections_per_ip, connection_timeout, connection_memory, open_reads, web_root, "
+          "sse_heartbeat, sse_max_streams)" },
         { "[http]\ndsn = x\n", "t.conf:2: ", "unknown key \"dsn\" in [http] (it belongs in [database])" },
         { "[log]\nLevel = info\n", "t.conf:2: ", "unknown key \"Level\" in [log] (known: level)" },
         { "[http]\n\x01key = 1\n", "t.conf:2: ", "unknown key \"\\x01key\"" },
@@ -447,6 +456,14 @@ static const struct range_case {
         { "http", "connection_memory", "7K", false, 0 },
         { "http", "connection_memory", "16777217", false, 0 },
         { "http", "connection_memory", "17M", false, 0 },
+        { "http", "sse_heartbeat", "100", true, 100 },
+        { "http", "sse_heartbeat", "300000", true, 300000 },
+        { "http", "sse_heartbeat", "99", false, 0 },
+        { "http", "sse_heartbeat", "300001", false, 0 },
+        { "http", "sse_max_streams", "1", true, 1 },
+        { "http", "sse_max_streams", "65536", true, 65536 },
+        { "http", "sse_max_streams", "0", false, 0 },
+        { "http", "sse_max_streams", "65537", false, 0 },
         { "database", "statement_timeout", "100", true, 100 },
         { "database", "statement_timeout", "600000", true, 600000 },
         { "database", "statement_timeout", "99", false, 0 },
@@ -476,6 +493,8 @@ static uint64_t number_of(const struct config *cfg, const char *key) {
                 { "max_connections_per_ip", offsetof(struct config, max_connections_per_ip), false },
                 { "connection_timeout", offsetof(struct config, connection_timeout_s), false },
                 { "connection_memory", offsetof(struct config, connection_memory), true },
+                { "sse_heartbeat", offsetof(struct config, sse_heartbeat_ms), false },
+                { "sse_max_streams", offsetof(struct config, sse_max_streams), false },
                 { "statement_timeout", offsetof(struct config, statement_timeout_ms), false },
                 { "reconnect_max", offsetof(struct config, reconnect_max_s), false },
                 { "housekeeping_interval", offsetof(struct config, housekeeping_ms), false },

@@ -1,0 +1,148 @@
+/* api/events.c — GET /v1/events: the live event stream (Server-Sent
+ * Events, api/sse.h), and the events the pad bus publishes.
+ *
+ * One stream is one HTTP response of unknown length (chunked) whose
+ * content reader pulls bytes from its hub subscriber.  When the subscriber
+ * has nothing to send the reader suspends the connection and returns 0 —
+ * MHD would otherwise call it again at once, a busy loop — and the hub's
+ * wake resumes it.  The subscriber lives as long as the response: MHD
+ * destroys the response when the connection ends for any reason (done,
+ * client gone, write error, daemon stop), and its free callback frees it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <microhttpd.h>
+
+#include "api/handlers.h"
+#include "api/json.h"
+#include "api/sse.h"
+#include "common/log.h"
+#include "hardware/padbus.h"
+
+#define SSE_CONTENT_TYPE "text/event-stream"
+/* The most MHD asks of the reader at once; events are a few hundred bytes,
+ * a resume's replay goes out in blocks of this size. */
+#define STREAM_BLOCK_SIZE 4096
+
+struct stream {
+        struct api_server *server;
+        struct MHD_Connection *connection;
+        struct sse_sub *sub;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
+        struct stream *st = cls;
+        ssize_t n;
+
+        (void) pos;
+        n = sse_sub_fill(st->sub, buf, max);
+        if (n > 0)
+                return n;
+        if (n < 0)
+                return MHD_CONTENT_READER_END_OF_STREAM;
+        MHD_suspend_connection(st->connection);
+        return 0;
+}
+
+/* The hub calls this only for a subscriber whose fill returned 0, i.e.
+ * whose connection stream_read suspended. */
+static void stream_wake(void *userdata) {
+        struct stream *st = userdata;
+
+        MHD_resume_connection(st->connection);
+        api_server_run_soon(st->server);
+}
+
+static void stream_free(void *cls) {
+        struct stream *st = cls;
+
+        sse_sub_free(st->sub);
+        free(st);
+}
+
+void handle_events(struct api_request *req) {
+        const char *topic = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "topic");
+        const char *last = MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, "Last-Event-ID");
+        struct MHD_Response *response;
+        struct sse_stats stats;
+        struct stream *st;
+        int r;
+
+        /* EventSource sends the header on reconnect; polyfills that cannot
+         * set headers use the query parameter. */
+        if (!last)
+                last = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "last_event_id");
+        if (!req->deps->events) {
+                api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE, "live events are not available in this process");
+                return;
+        }
+        if (topic && *topic && !sse_name_valid(topic, SSE_TOPIC_MAX)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                  "topic must be a topic or topic prefix such as \"pads\" or \"match/42\" "
+                                  "(printable, no blanks, at most %d bytes)", SSE_TOPIC_MAX);
+                return;
+        }
+        st = calloc(1, sizeof *st);
+        if (!st) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                return;
+        }
+        st->server = req->server;
+        st->connection = req->connection;
+        r = sse_subscribe(req->deps->events, topic, last, stream_wake, st, &st->sub);
+        if (r < 0) {
+                free(st);
+                sse_hub_stats(req->deps->events, &stats);
+                if (r == -EBUSY)
+                        api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                          "all %u event streams this server allows are open ([http] "
+                                          "sse_max_streams); close one or raise the limit, then retry",
+                                          stats.streams);
+                else if (r == -ESHUTDOWN)
+                        api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                          "arbiterd is stopping; reconnect in a few seconds");
+                else
+                        api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot open the stream: %s",
+                                          strerror(-r));
+                return;
+        }
+        response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK_SIZE, stream_read, st,
+                                                     stream_free);
+        if (!response) {
+                stream_free(st);
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                return;
+        }
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, SSE_CONTENT_TYPE);
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+        /* nginx buffers proxied responses unless told not to. */
+        MHD_add_response_header(response, "X-Accel-Buffering", "no");
+        api_reply_stream(req, response);
+}
+
+static json_t *pad_event_json(const struct pad *pad) {
+        return json_pack("{s:s, s:s, s:i, s:s?, s:i}", "id", pad->id, "kind", pad_kind_to_string(pad->kind),
+                         "buttons", (int) pad->n_buttons, "port", pad->port ? pad->port->path : NULL,
+                         "address", (int) pad->address);
+}
+
+void api_events_pad(struct sse_hub *hub, const char *event, const struct pad *pad) {
+        int r;
+
+        if (!hub)
+                return;
+        r = sse_publish(hub, "pads", event, pad_event_json(pad));
+        if (r < 0 && r != -ESHUTDOWN)
+                log_warning("cannot publish %s of pad %s: %s", event, pad->id, strerror(-r));
+}
+
+void api_events_press(struct sse_hub *hub, const struct pad_press *press) {
+        int r;
+
+        if (!hub)
+                return;
+        r = sse_publish(hub, "pads", "pressed", api_press_json(press));
+        if (r < 0 && r != -ESHUTDOWN)
+                log_warning("cannot publish press %llu: %s", (unsigned long long) press->seq, strerror(-r));
+}

@@ -1,0 +1,491 @@
+/* GET /v1/events end to end: a real libcurl client reading the stream as
+ * it arrives, arbiter-padsim on a real pty producing the pad events.  The
+ * stream opens at once with SSE headers; pads and presses arrive with ids;
+ * a client that reconnects with Last-Event-ID gets exactly what it missed;
+ * ids of another run get a reset; idle streams get heartbeats and a client
+ * that leaves is noticed; streams beyond the limit get 503; SIGTERM ends
+ * the streams and the daemon exits at once. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+
+#include "tests/integration/harness.h"
+
+/* A short heartbeat so that the tests see several and a departed client is
+ * noticed quickly; three streams so that the fourth is refused. */
+#define HEARTBEAT_MS 300
+#define MAX_STREAMS  3
+static const char config_text[] =
+        "[http]\n"
+        "sse_heartbeat = 300\n"
+        "sse_max_streams = 3\n"
+        "[pads]\n"
+        "settle_window = 40000\n"
+        "sync_interval = 200\n"
+        "heartbeat_timeout = 1500\n"
+        "reopen_interval = 200\n";
+
+/* padsim --uid-base 4096: pad 0 is uid 0x1000, pad 1 is 0x1001 */
+#define PAD0 "0000000000001000"
+#define PAD1 "0000000000001001"
+
+#define MAX_EVENTS 256
+
+struct event {
+        char id[48];
+        char name[48];
+        json_t *data;
+};
+
+/* One open stream, read with libcurl's multi interface so that the test
+ * can do other things (press buttons, stop the daemon) while it is open. */
+struct stream {
+        CURLM *multi;
+        CURL *easy;
+        struct curl_slist *headers;
+        char *buf;
+        size_t len, parsed;
+        bool done;
+        CURLcode result;
+        char content_type[128], cache_control[64], accel_buffering[16];
+        struct event events[MAX_EVENTS];
+        size_t n_events;
+        unsigned heartbeats;            /* ":" comment lines */
+        bool opened;                    /* the "retry:" line arrived */
+};
+
+static struct daemon_proc daemon_;
+static struct padsim_proc sim;
+static char *link_path, *config_path;
+
+static int64_t mono_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userdata) {
+        struct stream *st = userdata;
+        size_t n = size * nmemb;
+        char *b = realloc(st->buf, st->len + n + 1);
+
+        if (!b)
+                return 0;
+        memcpy(b + st->len, ptr, n);
+        st->buf = b;
+        st->len += n;
+        st->buf[st->len] = '\0';
+        return n;
+}
+
+static size_t on_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
+        struct stream *st = userdata;
+        size_t n = size * nmemb;
+        char line[256];
+
+        snprintf(line, sizeof line, "%.*s", (int) (n < sizeof line ? n : sizeof line - 1), ptr);
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strncasecmp(line, "Cache-Control: ", 15) == 0)
+                snprintf(st->cache_control, sizeof st->cache_control, "%.63s", line + 15);
+        else if (strncasecmp(line, "X-Accel-Buffering: ", 19) == 0)
+                snprintf(st->accel_buffering, sizeof st->accel_buffering, "%.15s", line + 19);
+        else if (strncasecmp(line, "Content-Type: ", 14) == 0)
+                snprintf(st->content_type, sizeof st->content_type, "%.127s", line + 14);
+        return n;
+}
+
+/* Turns every complete block ("…\n\n") received so far into events. */
+static void parse(struct stream *st) {
+        char *end;
+
+        while ((end = strstr(st->buf + st->parsed, "\n\n"))) {
+                struct event ev = { 0 };
+                char *block = strndup(st->buf + st->parsed, (size_t) (end - (st->buf + st->parsed)));
+                char *save = NULL;
+                bool has_data = false;
+
+                st->parsed = (size_t) (end + 2 - st->buf);
+                for (char *l = strtok_r(block, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                        if (strcmp(l, ":") == 0)
+                                st->heartbeats++;
+                        else if (strncmp(l, "retry: ", 7) == 0)
+                                st->opened = true;
+                        else if (strncmp(l, "id: ", 4) == 0)
+                                snprintf(ev.id, sizeof ev.id, "%s", l + 4);
+                        else if (strncmp(l, "event: ", 7) == 0)
+                                snprintf(ev.name, sizeof ev.name, "%s", l + 7);
+                        else if (strncmp(l, "data: ", 6) == 0) {
+                                ev.data = json_loads(l + 6, JSON_DECODE_ANY, NULL);
+                                if (!ev.data)
+                                        fail_msg("event data is not one line of JSON: %s", l);
+                                has_data = true;
+                        } else if (l[0] != ':')
+                                fail_msg("unexpected line in the stream: \"%s\"", l);
+                }
+                free(block);
+                if (has_data) {
+                        assert_true(st->n_events < MAX_EVENTS);
+                        st->events[st->n_events++] = ev;
+                }
+        }
+}
+
+/* Lets libcurl work for up to ms. */
+static void pump(struct stream *st, int ms) {
+        int64_t deadline = mono_ms() + ms;
+
+        do {
+                int running = 0, left;
+                CURLMsg *m;
+
+                curl_multi_perform(st->multi, &running);
+                while ((m = curl_multi_info_read(st->multi, &left)))
+                        if (m->msg == CURLMSG_DONE) {
+                                st->done = true;
+                                st->result = m->data.result;
+                        }
+                parse(st);
+                if (st->done)
+                        return;
+                curl_multi_poll(st->multi, NULL, 0, 20, NULL);
+        } while (mono_ms() < deadline);
+}
+
+/* The stream's socket must not outlive stream_close() in a child this
+ * process forks later (padsim): the daemon would see the client stay. */
+static int on_sockopt(void *userdata, curl_socket_t fd, curlsocktype purpose) {
+        (void) userdata, (void) purpose;
+        return fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ? CURL_SOCKOPT_ERROR : CURL_SOCKOPT_OK;
+}
+
+/* Opens path with Last-Event-ID last (NULL: none) and waits for the
+ * stream's first bytes. */
+static void stream_open(struct stream *st, const char *path, const char *last) {
+        char url[512], h[128];
+
+        memset(st, 0, sizeof *st);
+        st->buf = strdup("");
+        st->multi = curl_multi_init();
+        st->easy = curl_easy_init();
+        assert_non_null(st->multi);
+        assert_non_null(st->easy);
+        snprintf(url, sizeof url, "%s%s", daemon_.url, path);
+        curl_easy_setopt(st->easy, CURLOPT_URL, url);
+        curl_easy_setopt(st->easy, CURLOPT_WRITEFUNCTION, on_data);
+        curl_easy_setopt(st->easy, CURLOPT_WRITEDATA, st);
+        curl_easy_setopt(st->easy, CURLOPT_HEADERFUNCTION, on_header);
+        curl_easy_setopt(st->easy, CURLOPT_HEADERDATA, st);
+        curl_easy_setopt(st->easy, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(st->easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt);
+        if (last) {
+                snprintf(h, sizeof h, "Last-Event-ID: %s", last);
+                st->headers = curl_slist_append(st->headers, h);
+                curl_easy_setopt(st->easy, CURLOPT_HTTPHEADER, st->headers);
+        }
+        curl_multi_add_handle(st->multi, st->easy);
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; !st->opened && !st->done && mono_ms() < deadline;)
+                pump(st, 50);
+        if (!st->opened)
+                fail_msg("GET %s sent no \"retry:\" line (done %d, %zu bytes: %s)", path, st->done, st->len, st->buf);
+}
+
+static void stream_close(struct stream *st) {
+        for (size_t i = 0; i < st->n_events; i++)
+                json_decref(st->events[i].data);
+        curl_multi_remove_handle(st->multi, st->easy);
+        curl_easy_cleanup(st->easy);
+        curl_multi_cleanup(st->multi);
+        curl_slist_free_all(st->headers);
+        free(st->buf);
+        memset(st, 0, sizeof *st);
+}
+
+static const char *data_str(const struct event *ev, const char *key) {
+        return json_string_value(json_object_get(ev->data, key));
+}
+
+/* Index of the first event at or after from named name (and, when pad is
+ * not NULL, whose data names that pad), waiting for it; fails the test
+ * when it does not come. */
+static size_t wait_event(struct stream *st, size_t from, const char *name, const char *pad) {
+        int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
+
+        for (;;) {
+                for (size_t i = from; i < st->n_events; i++) {
+                        const char *p = data_str(&st->events[i], pad && strcmp(name, "pressed") == 0 ? "pad" : "id");
+                        if (strcmp(st->events[i].name, name) == 0 && (!pad || (p && strcmp(p, pad) == 0)))
+                                return i;
+                }
+                if (st->done || mono_ms() > deadline)
+                        fail_msg("no \"%s\" event%s%s arrived (%zu bytes: %s)", name, pad ? " for pad " : "",
+                                 pad ? pad : "", st->len, st->buf);
+                pump(st, 50);
+        }
+}
+
+static json_int_t health_int(const char *object, const char *key) {
+        struct http_reply r;
+        http_get(&daemon_, "/v1/health", NULL, &r);
+        assert_int_equal(r.status, 200);
+        json_int_t v = json_integer_value(json_object_get(json_object_get(r.json, object), key));
+        http_reply_done(&r);
+        return v;
+}
+
+static char *health_last_id(void) {
+        struct http_reply r;
+        http_get(&daemon_, "/v1/health", NULL, &r);
+        char *id = strdup(json_string_value(json_object_get(json_object_get(r.json, "events"), "last_id")));
+        http_reply_done(&r);
+        return id;
+}
+
+static bool wait_streams(json_int_t n) {
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; mono_ms() < deadline; usleep(20000))
+                if (health_int("http", "streams") == n)
+                        return true;
+        return false;
+}
+
+static json_t *wait_presses(json_int_t after, size_t n) {
+        char path[64];
+        snprintf(path, sizeof path, "/v1/presses?after=%lld", (long long) after);
+        for (int i = 0; i < HARNESS_WAIT_MS / 50; i++) {
+                struct http_reply r;
+                http_get(&daemon_, path, NULL, &r);
+                json_t *items = json_incref(json_object_get(r.json, "items"));
+                http_reply_done(&r);
+                if (json_array_size(items) >= n)
+                        return items;
+                json_decref(items);
+                usleep(50000);
+        }
+        fail_msg("%zu presses after %lld did not arrive", n, (long long) after);
+        return NULL;
+}
+
+static int setup(void **state) {
+        (void) state;
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        assert_true(asprintf(&link_path, "%s/%s", harness_env("ARBITER_TEST_TMP"), unique_name("tty")) > 0);
+        assert_true(asprintf(&config_path, "%s/%s.conf", harness_env("ARBITER_TEST_TMP"), unique_name("events")) > 0);
+        FILE *f = fopen(config_path, "w");
+        assert_non_null(f);
+        fputs(config_text, f);
+        fclose(f);
+
+        /* The daemon starts before the pads exist (it retries the port), so
+         * that a stream can be open when they appear. */
+        char *env_pads, *arg;
+        assert_true(asprintf(&env_pads, "ARBITER_PADS=%s", link_path) > 0);
+        assert_true(asprintf(&arg, "--config=%s", config_path) > 0);
+        const char *env[] = { env_pads, NULL };
+        const char *args[] = { arg, NULL };
+        daemon_start(&daemon_, env, args, true);
+        free(env_pads);
+        free(arg);
+        return 0;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        int st = daemon_.pid > 0 ? daemon_stop(&daemon_, SIGTERM, NULL) : 0;
+        padsim_stop(&sim);
+        free(link_path);
+        free(config_path);
+        curl_global_cleanup();
+        return st == 0 ? 0 : -1;
+}
+
+static void a_stream_opens_at_once_and_a_departed_client_is_noticed(void **state) {
+        struct stream st;
+        (void) state;
+
+        stream_open(&st, "/v1/events?topic=pads", NULL);
+        long status = 0;
+        curl_easy_getinfo(st.easy, CURLINFO_RESPONSE_CODE, &status);
+        assert_int_equal(status, 200);
+        assert_string_equal(st.content_type, "text/event-stream");
+        assert_string_equal(st.cache_control, "no-store");
+        assert_string_equal(st.accel_buffering, "no");
+        assert_true(strncmp(st.buf, "retry: 2000\n:", 13) == 0);
+        assert_int_equal(st.n_events, 0);
+        assert_int_equal(health_int("http", "streams"), 1);
+        /* a stream is not work in flight: only the health request is */
+        assert_int_equal(health_int("http", "active_requests"), 1);
+
+        stream_close(&st);
+        /* suspended connections notice nothing: the next heartbeat's write does */
+        assert_true(wait_streams(0));
+}
+
+static void idle_streams_get_heartbeats(void **state) {
+        struct stream st;
+        (void) state;
+
+        stream_open(&st, "/v1/events", NULL);
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; st.heartbeats < 3 && mono_ms() < deadline;)
+                pump(&st, 50);
+        assert_true(st.heartbeats >= 3);
+        assert_false(st.done);
+        stream_close(&st);
+}
+
+static void pads_and_presses_stream_and_a_reconnect_gets_exactly_what_it_missed(void **state) {
+        struct stream st;
+        (void) state;
+
+        stream_open(&st, "/v1/events?topic=pads", NULL);
+        const char *sim_args[] = { "--pads", "2", "--link", link_path, "--seed", "7", "--uid-base", "4096", NULL };
+        padsim_start(&sim, sim_args);
+
+        const char *pads[] = { PAD0, PAD1 };
+        for (size_t i = 0; i < 2; i++) {
+                struct event *ev = &st.events[wait_event(&st, 0, "pad_added", pads[i])];
+                assert_string_equal(data_str(ev, "kind"), "buttons");
+                assert_string_equal(data_str(ev, "port"), link_path);
+                assert_true(json_integer_value(json_object_get(ev->data, "address")) >= 1);
+                assert_int_equal(json_integer_value(json_object_get(ev->data, "buttons")), 7);
+                unsigned epoch;
+                unsigned long long n;
+                char rest;
+                if (sscanf(ev->id, "%8x-%llu%c", &epoch, &n, &rest) != 2)
+                        fail_msg("event id \"%s\" is not <boot>-<n>", ev->id);
+        }
+
+        padsim_send(&sim, "{\"pad\":0,\"button\":2,\"press\":true}");
+        size_t k = wait_event(&st, 0, "pressed", PAD0);
+        struct event *first = &st.events[k];
+        assert_int_equal(json_integer_value(json_object_get(first->data, "button")), 2);
+        const char *fields[] = { "seq", "time_us", "uncertainty_us", "received_us" };
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+                assert_true(json_is_integer(json_object_get(first->data, fields[i])));
+        assert_true(json_is_boolean(json_object_get(first->data, "late")));
+        assert_true(json_is_boolean(json_object_get(first->data, "clock_fallback")));
+        char first_id[48];
+        snprintf(first_id, sizeof first_id, "%s", first->id);
+        json_int_t first_seq = json_integer_value(json_object_get(first->data, "seq"));
+        stream_close(&st);
+
+        /* pressed while nobody listens */
+        padsim_send(&sim, "{\"pad\":1,\"button\":5,\"press\":true}");
+        json_decref(wait_presses(first_seq, 1));
+
+        /* by header, then by query parameter: the missed press, once, and nothing else */
+        for (int how = 0; how < 2; how++) {
+                char path[128];
+                snprintf(path, sizeof path, "/v1/events?topic=pads%s%s", how ? "&last_event_id=" : "",
+                         how ? first_id : "");
+                stream_open(&st, path, how ? NULL : first_id);
+                size_t m = wait_event(&st, 0, "pressed", PAD1);
+                assert_int_equal(json_integer_value(json_object_get(st.events[m].data, "button")), 5);
+                assert_int_equal(json_integer_value(json_object_get(st.events[m].data, "seq")), first_seq + 1);
+                assert_true(strcmp(st.events[m].id, first_id) != 0);
+                /* two heartbeats later nothing else has come */
+                unsigned hb = st.heartbeats;
+                for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; st.heartbeats < hb + 2 && mono_ms() < deadline;)
+                        pump(&st, 50);
+                assert_int_equal(st.n_events, 1);
+                stream_close(&st);
+        }
+
+        /* and live presses follow a resume, with growing ids */
+        stream_open(&st, "/v1/events?topic=pads", first_id);
+        wait_event(&st, 0, "pressed", PAD1);
+        padsim_send(&sim, "{\"pad\":0,\"button\":3,\"press\":true}");
+        size_t live = wait_event(&st, 1, "pressed", PAD0);
+        unsigned long long n0, n1;
+        assert_int_equal(sscanf(strchr(st.events[0].id, '-') + 1, "%llu", &n0), 1);
+        assert_int_equal(sscanf(strchr(st.events[live].id, '-') + 1, "%llu", &n1), 1);
+        assert_true(n1 > n0);
+        stream_close(&st);
+}
+
+static void ids_of_another_run_get_a_reset_and_0_replays_the_run(void **state) {
+        struct stream st;
+        (void) state;
+
+        assert_true(wait_streams(0));   /* the last test's clients are noticed gone */
+        char *last = health_last_id();
+        char other[48];
+        snprintf(other, sizeof other, "%s", last);
+        other[0] = other[0] == '0' ? '1' : '0';         /* another boot's epoch */
+        stream_open(&st, "/v1/events", other);
+        size_t k = wait_event(&st, 0, "reset", NULL);
+        assert_int_equal(k, 0);
+        assert_string_equal(data_str(&st.events[0], "reason"), "restarted");
+        assert_string_equal(st.events[0].id, last);
+        stream_close(&st);
+
+        /* "0": everything since start, beginning with the pads appearing */
+        stream_open(&st, "/v1/events?topic=pads", "0");
+        wait_event(&st, 0, "pressed", NULL);
+        assert_string_equal(st.events[0].name, "pad_added");
+        stream_close(&st);
+        free(last);
+}
+
+static void streams_beyond_the_limit_get_503(void **state) {
+        struct stream st[MAX_STREAMS];
+        struct http_reply r;
+        (void) state;
+
+        assert_true(wait_streams(0));
+        for (int i = 0; i < MAX_STREAMS; i++)
+                stream_open(&st[i], "/v1/events", NULL);
+        http_get(&daemon_, "/v1/events", NULL, &r);
+        if (r.status != 503)
+                fail_msg("stream %d: HTTP %ld, expected 503", MAX_STREAMS + 1, r.status);
+        assert_string_equal(r.content_type, "application/problem+json");
+        assert_non_null(strstr(json_string_value(json_object_get(r.json, "detail")), "sse_max_streams"));
+        http_reply_done(&r);
+        assert_int_equal(health_int("events", "refused"), 1);
+
+        http_get(&daemon_, "/v1/events?topic=a%20b", NULL, &r);
+        assert_int_equal(r.status, 400);
+        http_reply_done(&r);
+
+        for (int i = 0; i < MAX_STREAMS; i++)
+                stream_close(&st[i]);
+        assert_true(wait_streams(0));
+}
+
+static void sigterm_ends_the_streams_and_the_daemon_exits(void **state) {
+        struct stream st[2];
+        int64_t elapsed;
+        (void) state;
+
+        stream_open(&st[0], "/v1/events", NULL);
+        stream_open(&st[1], "/v1/events?topic=pads", NULL);
+        int status = daemon_stop(&daemon_, SIGTERM, &elapsed);
+        printf("# SIGTERM with 2 open streams to exit: %lld ms\n", (long long) elapsed / 1000);
+        assert_int_equal(status, 0);
+        assert_true(elapsed < 3 * 1000000);
+        for (int i = 0; i < 2; i++) {
+                for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; !st[i].done && mono_ms() < deadline;)
+                        pump(&st[i], 50);
+                assert_true(st[i].done);
+                /* a clean end: the last chunk, not a cut connection */
+                if (st[i].result != CURLE_OK)
+                        fail_msg("stream %d ended with: %s", i, curl_easy_strerror(st[i].result));
+                stream_close(&st[i]);
+        }
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(a_stream_opens_at_once_and_a_departed_client_is_noticed),
+                cmocka_unit_test(idle_streams_get_heartbeats),
+                cmocka_unit_test(pads_and_presses_stream_and_a_reconnect_gets_exactly_what_it_missed),
+                cmocka_unit_test(ids_of_another_run_get_a_reset_and_0_replays_the_run),
+                cmocka_unit_test(streams_beyond_the_limit_get_503),
+                cmocka_unit_test(sigterm_ends_the_streams_and_the_daemon_exits),
+        };
+        return cmocka_run_group_tests_name("events", tests, setup, teardown);
+}
