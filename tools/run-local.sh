@@ -82,6 +82,7 @@ cat <<MSG
     API routes    curl http://$listen/v1
     pads          curl http://$listen/v1/pads      (two simulated tables, bots pressing)
     presses       curl http://$listen/v1/presses   (in pad-time order)
+    live events   curl -N http://$listen/v1/events
     admin token   var/admin.token  — e.g.
                   curl -H "Authorization: Bearer \$(cat var/admin.token)" http://$listen/v1/tokens
     D-Bus         DBUS_SESSION_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS \\
