@@ -47,6 +47,25 @@ struct api_config {
         bool open_reads;                /* GET/HEAD need no token */
 };
 
+/* The match runtime as the REST layer sees it (daemon/match_api.c fills
+ * it; api/ knows no engine).  api/matches.c checks path parameters,
+ * pagination and the ?state= filter, then hands the request over: every
+ * operation replies to req exactly once, at once or after its database
+ * write.  id is the match id from the path, seat the 1-based seat. */
+struct api_match_ops {
+        void (*games_list)(void *userdata, struct api_request *req);
+        void (*game_get)(void *userdata, struct api_request *req, const char *name);
+        void (*create)(void *userdata, struct api_request *req);
+        void (*list)(void *userdata, struct api_request *req, const char *state, long long limit,
+                     long long after);
+        void (*get)(void *userdata, struct api_request *req, int64_t id);
+        void (*seat_view)(void *userdata, struct api_request *req, int64_t id, long long seat);
+        void (*log)(void *userdata, struct api_request *req, int64_t id, long long limit, long long after);
+        /* action: "start", "pause", "resume" or "abort". */
+        void (*control)(void *userdata, struct api_request *req, int64_t id, const char *action);
+        void (*input)(void *userdata, struct api_request *req, int64_t id);
+};
+
 /* What the handlers reach of the rest of the daemon.  The daemon owns all
  * of it; the server only borrows. */
 struct api_deps {
@@ -57,6 +76,8 @@ struct api_deps {
         /* Fills the daemon-wide members of GET /v1/health. */
         void (*health)(void *userdata, json_t *health);
         void *userdata;
+        const struct api_match_ops *matches;    /* NULL: the match routes answer 503 */
+        void *matches_userdata;
 };
 
 struct api_request {

@@ -18,6 +18,18 @@ void handle_events(struct api_request *req);
 void handle_tables_list(struct api_request *req);
 void handle_tables_create(struct api_request *req);
 void handle_table_get(struct api_request *req);
+void handle_games_list(struct api_request *req);
+void handle_game_get(struct api_request *req);
+void handle_matches_list(struct api_request *req);
+void handle_matches_create(struct api_request *req);
+void handle_match_get(struct api_request *req);
+void handle_match_seat(struct api_request *req);
+void handle_match_log(struct api_request *req);
+void handle_match_start(struct api_request *req);
+void handle_match_pause(struct api_request *req);
+void handle_match_resume(struct api_request *req);
+void handle_match_abort(struct api_request *req);
+void handle_match_input(struct api_request *req);
 
 /* Shared replies. */
 void reply_store_error(struct api_request *req, int r);

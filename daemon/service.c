@@ -30,6 +30,8 @@
 #include "common/log.h"
 #include "common/loop.h"
 #include "common/time.h"
+#include "daemon/match_api.h"
+#include "daemon/matches.h"
 #include "hardware/padbus.h"
 #include "store/store.h"
 
@@ -45,6 +47,7 @@ struct service {
         struct bus *bus;
         struct padbus *pads;
         struct sse_hub *events;
+        struct matches *matches;
         struct api_deps deps;
 
         struct event *ev_term, *ev_int, *ev_hup;
@@ -148,6 +151,8 @@ static void on_store_state(void *userdata, enum store_state state, const char *d
                 s->store_settled = true;
                 if (api_tokens_reload(s->store, s->auth) < 0)
                         log_warning("could not queue the API token load; writes will be refused until the next reconnect");
+                if (changed)
+                        matches_store_ready(s->matches);
                 break;
         case STORE_DISCONNECTED:
                 log_full_errno(s->outage_logged ? LOG_DEBUG : LOG_WARNING, 0,
@@ -393,6 +398,11 @@ static int start(struct service *s) {
         if (r < 0)
                 return log_error_errno(r, "cannot set up the database connection: %s", strerror(-r));
         s->deps.store = s->store;
+        r = matches_new(s->loop, s->store, s->events, &s->matches);
+        if (r < 0)
+                return log_error_errno(r, "out of memory");
+        s->deps.matches = match_api_ops();
+        s->deps.matches_userdata = s->matches;
         r = api_tokens_watch(s->store, s->auth);
         if (r < 0)
                 return log_error_errno(r, "cannot watch API token changes: %s", strerror(-r));
@@ -431,6 +441,7 @@ static int start(struct service *s) {
 static void stop(struct service *s) {
         store_free(s->store);
         s->store = NULL;
+        matches_free(s->matches);      /* after the store: every write has had its callback */
         api_server_free(s->api);
         sse_hub_free(s->events);        /* after the server: its streams hold subscribers */
         bus_free(s->bus);

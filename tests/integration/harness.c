@@ -434,6 +434,8 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
         return n;
 }
 
+bool harness_expect_continue;
+
 void http_request(const char *method, const char *url, const char *token, const char *content_type,
                   const char *body, size_t body_len, struct http_reply *ret) {
         CURL *c = curl_easy_init();
@@ -463,7 +465,8 @@ void http_request(const char *method, const char *url, const char *token, const 
                 snprintf(h, sizeof h, "Content-Type: %s", content_type);
                 headers = curl_slist_append(headers, h);
         }
-        headers = curl_slist_append(headers, "Expect:");
+        if (!harness_expect_continue)
+                headers = curl_slist_append(headers, "Expect:");
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
         if (body) {
                 curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);

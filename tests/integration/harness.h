@@ -71,7 +71,11 @@ struct http_reply {
         char allow[128];
 };
 
-/* One HTTP request with libcurl.  token and content_type may be NULL. */
+/* One HTTP request with libcurl.  token and content_type may be NULL.
+ * Bodies go without "Expect: 100-continue" unless harness_expect_continue
+ * is set (a test of an early refusal sets it, so that curl waits for the
+ * answer instead of racing the server's close with its upload). */
+extern bool harness_expect_continue;
 void http_request(const char *method, const char *url, const char *token, const char *content_type,
                   const char *body, size_t body_len, struct http_reply *ret);
 void http_get(const struct daemon_proc *d, const char *path, const char *token, struct http_reply *ret);

@@ -1,0 +1,117 @@
+/* daemon/match_store.c — the SQL of the match runtime.  See match_store.h. */
+#include <stddef.h>
+
+#include "common/log.h"
+#include "daemon/match_store.h"
+
+#define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+
+/* The seed stays secret while a match can still be played: whoever knows
+ * it can compute the deal. */
+#define MATCH_JSON(m) \
+        "jsonb_build_object('id', " m ".id, 'game', " m ".game, 'table', " m ".table_id, " \
+        "'state', " m ".state, 'seats', " m ".seats, 'config', " m ".config, " \
+        "'created_by', " m ".created_by, 'created_at', " TS(m ".created_at") ", " \
+        "'started_at', " TS(m ".started_at") ", 'finished_at', " TS(m ".finished_at") ", " \
+        "'needs_referee', " m ".needs_referee, 'result', " m ".result, " \
+        "'seed', CASE WHEN " m ".state IN ('finished', 'aborted') THEN " m ".seed END)"
+
+static void on_ignored(void *userdata, const PGresult *res, const char *error) {
+        (void) userdata;
+        if (!res)
+                log_warning("could not mark a match for a referee: %s", error);
+}
+
+int match_store_insert_match(struct store *s, const char *game, const char *table_id, const char *seed,
+                             const char *config, const char *seats, const char *who,
+                             store_result_fn cb, void *userdata) {
+        const char *p[] = { game, table_id, seed, config, seats, who };
+
+        /* Each seat takes the pad its table binds to it. */
+        return store_query(s,
+                "WITH m AS (INSERT INTO matches (game, table_id, seed, config, seats, created_by) "
+                "  SELECT $1, $2::bigint, $3::bigint, $4::jsonb, "
+                "    (SELECT jsonb_agg(jsonb_build_object('seat', x.seat, 'name', x.name, 'pad', ts.pad_id) "
+                "                      ORDER BY x.seat) "
+                "       FROM jsonb_to_recordset($5::jsonb) AS x(seat int, name text) "
+                "       LEFT JOIN table_seats ts ON ts.table_id = $2::bigint AND ts.seat = x.seat), $6 "
+                "  RETURNING *) "
+                "SELECT " MATCH_JSON("m") " FROM m",
+                6, p, cb, userdata);
+}
+
+int match_store_get(struct store *s, const char *id, store_result_fn cb, void *userdata) {
+        const char *p[] = { id };
+
+        return store_query(s, "SELECT " MATCH_JSON("m") " FROM matches m WHERE m.id = $1", 1, p, cb, userdata);
+}
+
+int match_store_list(struct store *s, const char *state, const char *limit, const char *after,
+                     store_result_fn cb, void *userdata) {
+        const char *p[] = { after, limit, state };
+
+        return store_query(s,
+                "SELECT " MATCH_JSON("m") " FROM matches m WHERE m.id > $1 AND ($3::text IS NULL OR m.state = $3) "
+                "ORDER BY m.id LIMIT $2",
+                3, p, cb, userdata);
+}
+
+int match_store_insert_input(struct store *s, const struct match_store_input *in, store_result_fn cb,
+                             void *userdata) {
+        const char *p[] = { in->match_id, in->seq, in->time_us, in->seat, in->kind, in->input, in->hash,
+                            in->refusal, in->reaction_us, in->source, in->who, in->state, in->result };
+
+        return store_query(s,
+                "WITH i AS (INSERT INTO match_inputs (match_id, seq, match_time_us, seat, kind, input, "
+                "             state_hash, refusal, reaction_us, source, who) "
+                "           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11) "
+                "           ON CONFLICT DO NOTHING RETURNING seq) "
+                "UPDATE matches SET state = $12, "
+                "  started_at = CASE WHEN $12 <> 'ready' THEN coalesce(started_at, now()) END, "
+                "  finished_at = CASE WHEN $12 = 'finished' THEN coalesce(finished_at, now()) END, "
+                "  result = coalesce($13::jsonb, result) "
+                "WHERE id = $1 RETURNING (SELECT count(*) FROM i)",
+                13, p, cb, userdata);
+}
+
+int match_store_load(struct store *s, store_result_fn cb, void *userdata) {
+        return store_query(s,
+                "SELECT m.id, m.game, m.seed, m.config, m.seats, "
+                "  (SELECT coalesce(jsonb_agg(jsonb_build_object('seq', i.seq, 'time_us', i.match_time_us, "
+                "     'input', i.input, 'state_hash', i.state_hash, 'refusal', i.refusal) ORDER BY i.seq), "
+                "     '[]'::jsonb) FROM match_inputs i WHERE i.match_id = m.id) "
+                "FROM matches m WHERE m.state IN ('ready', 'running', 'paused') AND m.needs_referee IS NULL "
+                "ORDER BY m.id",
+                0, NULL, cb, userdata);
+}
+
+int match_store_needs_referee(struct store *s, const char *id, const char *reason) {
+        const char *p[] = { id, reason };
+
+        return store_query(s, "UPDATE matches SET needs_referee = $2 WHERE id = $1", 2, p, on_ignored, NULL);
+}
+
+int match_store_abort(struct store *s, const char *id, const char *result, store_result_fn cb,
+                      void *userdata) {
+        const char *p[] = { id, result };
+
+        return store_query(s,
+                "UPDATE matches m SET state = 'aborted', finished_at = now(), result = $2::jsonb "
+                "WHERE m.id = $1 AND m.state IN ('ready', 'running', 'paused') RETURNING " MATCH_JSON("m"),
+                2, p, cb, userdata);
+}
+
+int match_store_log(struct store *s, const char *id, const char *limit, const char *after,
+                    store_result_fn cb, void *userdata) {
+        const char *p[] = { id, after, limit };
+
+        return store_query(s,
+                "SELECT EXISTS (SELECT 1 FROM matches WHERE id = $1), "
+                "  (SELECT coalesce(jsonb_agg(x.j ORDER BY x.seq), '[]'::jsonb) FROM "
+                "    (SELECT i.seq, jsonb_build_object('seq', i.seq, 'recorded_at', " TS("i.recorded_at") ", "
+                "       'time_us', i.match_time_us, 'seat', i.seat, 'kind', i.kind, 'input', i.input, "
+                "       'state_hash', i.state_hash, 'refusal', i.refusal, 'reaction_us', i.reaction_us, "
+                "       'source', i.source, 'who', i.who) AS j "
+                "     FROM match_inputs i WHERE i.match_id = $1 AND i.seq > $2 ORDER BY i.seq LIMIT $3) x)",
+                3, p, cb, userdata);
+}

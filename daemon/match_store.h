@@ -1,0 +1,48 @@
+/* daemon/match_store.h — the SQL of the match runtime (migrations/0003).
+ *
+ * Every statement is one round trip; the ones that write do it in one
+ * statement (a data-modifying CTE), so an input and the match row it moves
+ * (state, started_at, finished_at, result) are stored together or not at
+ * all.  Parameters are text; NULL pointers are SQL NULL.  Results come to cb
+ * as store_query's do.  Returns store_query's 0, -ENOTCONN or -ENOMEM.
+ */
+#ifndef ARBITER_DAEMON_MATCH_STORE_H
+#define ARBITER_DAEMON_MATCH_STORE_H
+
+#include "store/store.h"
+
+/* One column: the stored match as JSON (id, game, table, state, seats,
+ * config, created_by, created_at, started_at, finished_at, needs_referee,
+ * result; seed only once finished or aborted). */
+int match_store_insert_match(struct store *s, const char *game, const char *table_id, const char *seed,
+                             const char *config, const char *seats, const char *who,
+                             store_result_fn cb, void *userdata);
+int match_store_get(struct store *s, const char *id, store_result_fn cb, void *userdata);
+/* Rows of one column (the match), at most limit with id > after. */
+int match_store_list(struct store *s, const char *state, const char *limit, const char *after,
+                     store_result_fn cb, void *userdata);
+
+struct match_store_input {
+        const char *match_id, *seq, *time_us, *seat, *kind, *input, *hash, *refusal, *reaction_us,
+                   *source, *who;
+        const char *state;              /* the match's state after it */
+        const char *result;             /* set when the input finished the match */
+};
+/* Idempotent (ON CONFLICT DO NOTHING). */
+int match_store_insert_input(struct store *s, const struct match_store_input *in, store_result_fn cb,
+                             void *userdata);
+
+/* Rows: id, game, seed, config, seats, inputs ([{seq, time_us, input,
+ * state_hash, refusal}] in seq order), for every unfinished match that does
+ * not need a referee. */
+int match_store_load(struct store *s, store_result_fn cb, void *userdata);
+int match_store_needs_referee(struct store *s, const char *id, const char *reason);
+/* Sets aborted (only if not finished or aborted); one row (the match) or
+ * none. */
+int match_store_abort(struct store *s, const char *id, const char *result, store_result_fn cb,
+                      void *userdata);
+/* One row: the match exists (t/f), then the log page as a JSON array. */
+int match_store_log(struct store *s, const char *id, const char *limit, const char *after,
+                    store_result_fn cb, void *userdata);
+
+#endif

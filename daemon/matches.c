@@ -1,0 +1,630 @@
+/* daemon/matches.c — the match runtime: registry, clock, timers, the
+ * write-then-publish input path and the replay on start-up.  The design is
+ * in matches.h. */
+#include "daemon/matches.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <event2/event.h>
+
+#include "api/sse.h"
+#include "common/log.h"
+#include "common/loop.h"
+#include "common/time.h"
+#include "daemon/match_json.h"
+#include "daemon/match_store.h"
+#include "store/store.h"
+
+/* A timer that fell due while the database was unreachable tries again
+ * after this long. */
+#define MATCH_TIMER_RETRY_US    (1 * USEC_PER_SEC)
+/* Decimal int64 and its NUL. */
+#define NUM_MAX                 24
+
+struct matches {
+        struct loop *loop;
+        struct store *store;
+        struct sse_hub *hub;
+        struct match *list;
+        bool loading;
+};
+
+/* One input on its way to the database. */
+struct match_write {
+        struct match *m;
+        struct eng_input in;
+        struct eng_out out;
+        match_done_fn done;
+        void *userdata;
+};
+
+struct match_create_ctx {
+        struct match *m;
+        match_created_fn cb;
+        void *userdata;
+};
+
+struct match_abort_ctx {
+        struct match *m;
+        match_aborted_fn done;
+        void *userdata;
+};
+
+static void arm_timer(struct match *m);
+
+static void match_free(struct match *m) {
+        if (!m)
+                return;
+        if (m->timer)
+                event_free(m->timer);
+        free(m->state);
+        free(m->scratch);
+        free(m);
+}
+
+/* Takes m out of the registry; frees it now or, while writes for it are in
+ * flight, when the last one completes. */
+static void match_release(struct match *m) {
+        struct match **p;
+
+        for (p = &m->reg->list; *p; p = &(*p)->next)
+                if (*p == m) {
+                        *p = m->next;
+                        break;
+                }
+        m->next = NULL;
+        if (m->pending > 0)
+                m->released = true;
+        else
+                match_free(m);
+}
+
+int64_t match_now(const struct match *m) {
+        return now_usec() + m->clock_offset_us;
+}
+
+const char *match_state_name(const struct match *m) {
+        if (m->aborted)
+                return "aborted";
+        return match_json_status_name(m->game->status(m->state));
+}
+
+void match_hash_format(char buf[static 17], uint64_t hash) {
+        snprintf(buf, 17, "%016" PRIx64, hash);
+}
+
+int match_replay_compare(uint64_t seq, enum eng_refusal replayed, const char *stored_refusal,
+                         uint64_t replayed_hash, const char *stored_hash, char *why, size_t len) {
+        char hash[17];
+
+        if (replayed != ENG_ACCEPTED && !stored_refusal) {
+                snprintf(why, len, "input %" PRIu64 " was accepted live but is refused (%s) on replay",
+                         seq, eng_refusal_name(replayed));
+                return -EBADMSG;
+        }
+        if (stored_refusal && strcmp(stored_refusal, eng_refusal_name(replayed)) != 0) {
+                snprintf(why, len, "input %" PRIu64 " was %s live but is %s on replay", seq,
+                         stored_refusal, replayed == ENG_ACCEPTED ? "accepted" : eng_refusal_name(replayed));
+                return -EBADMSG;
+        }
+        match_hash_format(hash, replayed_hash);
+        if (!stored_hash || strcmp(hash, stored_hash) != 0) {
+                snprintf(why, len, "state hash after input %" PRIu64 " is %s on replay, %s was stored",
+                         seq, hash, stored_hash ? stored_hash : "none");
+                return -EBADMSG;
+        }
+        return 0;
+}
+
+static struct match *match_alloc(struct matches *reg, const struct eng_game *g) {
+        struct match *m = calloc(1, sizeof *m);
+
+        if (!m)
+                return NULL;
+        m->reg = reg;
+        m->game = g;
+        m->state = calloc(1, g->state_size);
+        m->scratch = calloc(1, g->state_size);
+        m->timer = evtimer_new(loop_base(reg->loop), NULL, NULL);
+        if (!m->state || !m->scratch || !m->timer) {
+                match_free(m);
+                return NULL;
+        }
+        return m;
+}
+
+/* Follows the engine's requests that concern the runtime now: the open
+ * window (calls answer it).  Pad feedback is wired next session. */
+static void note_requests(struct match *m, const struct eng_out *out) {
+        for (size_t i = 0; i < out->n; i++) {
+                const struct eng_output *o = &out->v[i];
+                if (o->kind == ENG_REQ_WINDOW_OPEN) {
+                        m->window_open = true;
+                        m->window = o->window.window;
+                } else if (o->kind == ENG_REQ_WINDOW_CLOSE && o->window.window == m->window) {
+                        m->window_open = false;
+                }
+        }
+}
+
+/* Events go out on "match/<id>" with the match id and the input's seq
+ * added; requests to the runtime are not published. */
+static void publish(struct match *m, const struct eng_input *in, const struct eng_out *out) {
+        char topic[MATCH_TOPIC_MAX];
+
+        if (!m->reg->hub)
+                return;
+        snprintf(topic, sizeof topic, "match/%" PRId64, m->id);
+        for (size_t i = 0; i < out->n; i++) {
+                const char *name;
+                json_t *j;
+
+                if (out->v[i].kind >= ENG_REQ_WINDOW_OPEN)
+                        continue;
+                j = match_json_output(m->game, &out->v[i], &name);
+                if (!j) {
+                        log_warning("match %" PRId64 ": cannot show output %s", m->id, name);
+                        continue;
+                }
+                json_object_set_new(j, "match", json_integer(m->id));
+                json_object_set_new(j, "seq", json_integer((json_int_t) in->seq));
+                sse_publish(m->reg->hub, topic, name, j);
+        }
+}
+
+static void on_input_stored(void *userdata, const PGresult *res, const char *error) {
+        struct match_write *w = userdata;
+        struct match *m = w->m;
+
+        m->pending--;
+        if (!res) {
+                if (!m->stale)
+                        log_warning("match %" PRId64 ": input %" PRIu64 " could not be stored (%s); the match "
+                                    "is rebuilt from the database when it is reachable again",
+                                    m->id, w->in.seq, error);
+                m->stale = true;
+                if (m->timer)
+                        evtimer_del(m->timer);
+        } else if (!m->released) {
+                publish(m, &w->in, &w->out);
+        }
+        if (w->done)
+                w->done(w->userdata, m, res ? 0 : -EIO, &w->in, &w->out, error);
+        if (m->released && m->pending == 0)
+                match_free(m);
+        free(w);
+}
+
+/* The reaction time of an accepted call: what its call_judged says. */
+static bool reaction_of(const struct eng_out *out, int64_t *ret) {
+        for (size_t i = 0; i < out->n; i++)
+                if (out->v[i].kind == ENG_EV_CALL_JUDGED && (out->v[i].judged.verdict == ENG_VERDICT_CORRECT ||
+                                                              out->v[i].judged.verdict == ENG_VERDICT_WRONG)) {
+                        *ret = out->v[i].judged.reaction_us;
+                        return true;
+                }
+        return false;
+}
+
+static const char *source_name(enum match_source s) {
+        switch (s) {
+        case MATCH_SOURCE_REFEREE:  return "referee";
+        case MATCH_SOURCE_OPERATOR: return "operator";
+        case MATCH_SOURCE_TIMER:    return "timer";
+        case MATCH_SOURCE_PAD:      return "pad";
+        }
+        return "referee";
+}
+
+/* Hands a match whose engine broke to a referee: it leaves the registry. */
+static void hand_to_referee(struct match *m, const char *reason) {
+        char id[NUM_MAX];
+
+        log_warning("match %" PRId64 " needs a referee and is not run: %s", m->id, reason);
+        snprintf(id, sizeof id, "%" PRId64, m->id);
+        match_store_needs_referee(m->reg->store, id, reason);
+        match_release(m);
+}
+
+/* The input is tried on scratch so that a write that cannot even be queued
+ * leaves the match as it was; once queued, scratch becomes the state. */
+int match_submit(struct match *m, struct eng_input *in, enum match_source source, const char *who,
+                 match_done_fn done, void *userdata) {
+        char id[NUM_MAX], seq[NUM_MAX], time_s[NUM_MAX], seat[NUM_MAX], reaction[NUM_MAX], hash[17];
+        struct match_write *w;
+        int64_t now = match_now(m), reaction_us;
+        json_t *input_json, *result_json = NULL;
+        char *input_text = NULL, *result_text = NULL;
+        int r;
+
+        if (m->aborted)
+                return -ESHUTDOWN;
+        if (m->stale || store_get_state(m->reg->store) != STORE_READY)
+                return -ENOTCONN;
+        w = calloc(1, sizeof *w);
+        if (!w)
+                return -ENOMEM;
+        in->seq = m->last_seq + 1;
+        in->time_us = now > m->last_us ? now : m->last_us;
+        memcpy(m->scratch, m->state, m->game->state_size);
+        r = m->game->apply(m->scratch, in, &w->out);
+        if (r < 0) {
+                free(w);
+                hand_to_referee(m, "the engine refused to go on (internal error)");
+                return -EPROTO;
+        }
+        w->m = m;
+        w->in = *in;
+        w->done = done;
+        w->userdata = userdata;
+
+        enum eng_status status = m->game->status(m->scratch);
+        if (status == ENG_STATUS_FINISHED) {
+                struct eng_result res;
+                if (m->game->result(m->scratch, &res) == 0)
+                        result_json = match_json_result(m->game, &res);
+                result_text = result_json ? json_dumps(result_json, JSON_COMPACT) : NULL;
+        }
+        input_json = match_json_input_to(m->game, in);
+        input_text = input_json ? json_dumps(input_json, JSON_COMPACT) : NULL;
+        snprintf(id, sizeof id, "%" PRId64, m->id);
+        snprintf(seq, sizeof seq, "%" PRIu64, in->seq);
+        snprintf(time_s, sizeof time_s, "%" PRId64, in->time_us);
+        snprintf(seat, sizeof seat, "%d", in->seat + 1);
+        bool has_reaction = w->out.refusal == ENG_ACCEPTED && reaction_of(&w->out, &reaction_us);
+        if (has_reaction)
+                snprintf(reaction, sizeof reaction, "%" PRId64, reaction_us);
+        match_hash_format(hash, m->game->hash(m->scratch));
+        struct match_store_input row = {
+                .match_id = id, .seq = seq, .time_us = time_s,
+                .seat = in->seat == ENG_SEAT_TABLE ? NULL : seat,
+                .kind = match_json_kind_name(in->kind), .input = input_text, .hash = hash,
+                .refusal = w->out.refusal == ENG_ACCEPTED ? NULL : eng_refusal_name(w->out.refusal),
+                .reaction_us = has_reaction ? reaction : NULL,
+                .source = source_name(source), .who = who,
+                .state = match_json_status_name(status), .result = result_text,
+        };
+        r = input_text && row.kind ? match_store_insert_input(m->reg->store, &row, on_input_stored, w) : -EINVAL;
+        json_decref(input_json);
+        json_decref(result_json);
+        free(input_text);
+        free(result_text);
+        if (r < 0) {
+                free(w);
+                return r;
+        }
+        m->pending++;
+        memcpy(m->state, m->scratch, m->game->state_size);
+        m->last_seq = in->seq;
+        m->last_us = in->time_us;
+        note_requests(m, &w->out);
+        arm_timer(m);
+        return 0;
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *userdata) {
+        struct match *m = userdata;
+        struct eng_input in = { .seat = ENG_SEAT_TABLE, .kind = ENG_IN_TIMER };
+        int64_t wake = m->game->wake_us(m->state);
+        int r;
+
+        (void) fd, (void) what;
+        if (wake == ENG_NEVER)
+                return;
+        /* libevent may fire a hair before the wake-up in match time (µs
+         * rounding): wait for the rest rather than be refused as not due. */
+        if (match_now(m) < wake) {
+                arm_timer(m);
+                return;
+        }
+        r = match_submit(m, &in, MATCH_SOURCE_TIMER, "timer", NULL, NULL);
+        if (r == -ENOTCONN && !m->stale) {
+                struct timeval tv = usec_to_timeval(MATCH_TIMER_RETRY_US);
+                evtimer_add(m->timer, &tv);
+        } else if (r < 0 && r != -ENOTCONN && r != -EPROTO) {
+                log_warning("match %" PRId64 ": timer input failed: %s", m->id, strerror(-r));
+        }
+}
+
+/* Follows the engine's pending wake-up (ENG_NEVER: none). */
+static void arm_timer(struct match *m) {
+        int64_t wake = m->game->wake_us(m->state), delay;
+        struct timeval tv;
+
+        evtimer_del(m->timer);
+        if (wake == ENG_NEVER || m->aborted || m->stale)
+                return;
+        delay = wake - match_now(m);
+        tv = usec_to_timeval(delay > 0 ? delay : 0);
+        evtimer_assign(m->timer, loop_base(m->reg->loop), on_timer, m);
+        evtimer_add(m->timer, &tv);
+}
+
+/* ---- creation ---------------------------------------------------------- */
+
+static void on_match_stored(void *userdata, const PGresult *res, const char *error) {
+        struct match_create_ctx *c = userdata;
+        struct match *m = c->m;
+        json_t *j;
+
+        if (!res || PQntuples(res) != 1 || !(j = json_loads(PQgetvalue(res, 0, 0), 0, NULL))) {
+                match_free(m);
+                c->cb(c->userdata, NULL, NULL, error ? error : "the database returned no match");
+                free(c);
+                return;
+        }
+        m->id = json_integer_value(json_object_get(j, "id"));
+        m->next = m->reg->list;
+        m->reg->list = m;
+        c->cb(c->userdata, m, j, NULL);
+        json_decref(j);
+        free(c);
+}
+
+int matches_create(struct matches *reg, const struct eng_game *g, const struct eng_config *cfg,
+                   unsigned n_seats, uint64_t seed, json_t *seats, int64_t table_id, const char *who,
+                   match_created_fn cb, void *userdata) {
+        char table_s[NUM_MAX], seed_s[NUM_MAX];
+        struct match_create_ctx *c;
+        struct match *m;
+        json_t *config;
+        char *config_text, *seats_text;
+        int r;
+
+        if (store_get_state(reg->store) != STORE_READY)
+                return -ENOTCONN;
+        m = match_alloc(reg, g);
+        c = calloc(1, sizeof *c);
+        if (!m || !c) {
+                match_free(m);
+                free(c);
+                return -ENOMEM;
+        }
+        m->cfg = *cfg;
+        m->seed = seed;
+        m->n_seats = n_seats;
+        /* Match time starts at 0 now. */
+        m->clock_offset_us = -now_usec();
+        r = g->create(m->state, cfg, n_seats, seed);
+        if (r < 0) {
+                match_free(m);
+                free(c);
+                return r;
+        }
+        *c = (struct match_create_ctx) { .m = m, .cb = cb, .userdata = userdata };
+        config = match_json_config_to(g, cfg);
+        config_text = config ? json_dumps(config, JSON_COMPACT) : NULL;
+        seats_text = json_dumps(seats, JSON_COMPACT);
+        snprintf(table_s, sizeof table_s, "%" PRId64, table_id);
+        snprintf(seed_s, sizeof seed_s, "%" PRIu64, seed);
+        r = config_text && seats_text
+                ? match_store_insert_match(reg->store, g->name, table_id ? table_s : NULL, seed_s, config_text,
+                                           seats_text, who, on_match_stored, c)
+                : -ENOMEM;
+        json_decref(config);
+        free(config_text);
+        free(seats_text);
+        if (r < 0) {
+                match_free(m);
+                free(c);
+        }
+        return r;
+}
+
+/* ---- abort ------------------------------------------------------------- */
+
+static void on_aborted(void *userdata, const PGresult *res, const char *error) {
+        struct match_abort_ctx *c = userdata;
+        struct match *m = c->m;
+        char topic[MATCH_TOPIC_MAX];
+
+        m->pending--;
+        if (res && !m->released && m->reg->hub) {
+                snprintf(topic, sizeof topic, "match/%" PRId64, m->id);
+                sse_publish(m->reg->hub, topic, "match_aborted", json_pack("{s:s, s:I}", "kind", "match_aborted",
+                                                                          "match", (json_int_t) m->id));
+        }
+        c->done(c->userdata, m, res ? NULL : error);
+        if (m->released && m->pending == 0)
+                match_free(m);
+        free(c);
+}
+
+int match_abort(struct match *m, const char *who, match_aborted_fn done, void *userdata) {
+        char id[NUM_MAX];
+        struct match_abort_ctx *c;
+        struct eng_result res;
+        json_t *result = NULL;
+        char *text = NULL;
+        int r;
+
+        if (m->aborted || m->game->status(m->state) == ENG_STATUS_FINISHED)
+                return -EALREADY;
+        if (m->stale || store_get_state(m->reg->store) != STORE_READY)
+                return -ENOTCONN;
+        c = calloc(1, sizeof *c);
+        if (!c)
+                return -ENOMEM;
+        *c = (struct match_abort_ctx) { .m = m, .done = done, .userdata = userdata };
+        if (m->game->result(m->state, &res) == 0)
+                result = match_json_result(m->game, &res);
+        text = result ? json_dumps(result, JSON_COMPACT) : NULL;
+        snprintf(id, sizeof id, "%" PRId64, m->id);
+        r = match_store_abort(m->reg->store, id, text, on_aborted, c);
+        json_decref(result);
+        free(text);
+        if (r < 0) {
+                free(c);
+                return r;
+        }
+        log_info("match %" PRId64 " aborted by %s", m->id, who);
+        m->pending++;
+        m->aborted = true;
+        evtimer_del(m->timer);
+        return 0;
+}
+
+/* ---- start-up: rebuild unfinished matches ------------------------------ */
+
+/* Rebuilds one stored match and checks every input against what was
+ * stored with it.  0 with *ret (live), or -EBADMSG with why (a referee
+ * must look), or -ENOMEM. */
+static int rebuild(struct matches *reg, const PGresult *res, int row, struct match **ret, char *why,
+                   size_t len) {
+        const struct eng_game *g = eng_game_find(PQgetvalue(res, row, 1));
+        json_t *config = json_loads(PQgetvalue(res, row, 3), 0, NULL),
+               *seats = json_loads(PQgetvalue(res, row, 4), 0, NULL),
+               *inputs = json_loads(PQgetvalue(res, row, 5), 0, NULL), *it;
+        struct eng_error err;
+        struct match *m = NULL;
+        size_t i;
+        int r = -EBADMSG;
+
+        *ret = NULL;
+        if (!g) {
+                snprintf(why, len, "this build has no game \"%s\"", PQgetvalue(res, row, 1));
+                goto out;
+        }
+        if (!config || !json_is_array(seats) || !json_is_array(inputs)) {
+                snprintf(why, len, "the stored match is not well-formed JSON");
+                goto out;
+        }
+        m = match_alloc(reg, g);
+        if (!m) {
+                r = -ENOMEM;
+                goto out;
+        }
+        m->id = strtoll(PQgetvalue(res, row, 0), NULL, 10);
+        m->seed = (uint64_t) strtoll(PQgetvalue(res, row, 2), NULL, 10);
+        m->n_seats = (unsigned) json_array_size(seats);
+        if (match_json_config_from(g, config, m->n_seats, &m->cfg, &err) < 0) {
+                snprintf(why, len, "the stored config no longer validates: %s", err.message);
+                goto out;
+        }
+        if (g->create(m->state, &m->cfg, m->n_seats, m->seed) < 0) {
+                snprintf(why, len, "the engine cannot create the stored match");
+                goto out;
+        }
+        json_array_foreach(inputs, i, it) {
+                struct eng_input in;
+                struct eng_out out;
+                json_int_t seq = json_integer_value(json_object_get(it, "seq"));
+
+                if (match_json_input_from(g, json_object_get(it, "input"), &in, &err) < 0) {
+                        snprintf(why, len, "input %lld cannot be read back: %s", (long long) seq, err.message);
+                        goto out;
+                }
+                if (g->apply(m->state, &in, &out) < 0) {
+                        snprintf(why, len, "the engine failed on input %lld", (long long) seq);
+                        goto out;
+                }
+                if (match_replay_compare(in.seq, out.refusal,
+                                         json_string_value(json_object_get(it, "refusal")),
+                                         g->hash(m->state), json_string_value(json_object_get(it, "state_hash")),
+                                         why, len) < 0)
+                        goto out;
+                note_requests(m, &out);
+                m->last_seq = in.seq;
+                if (in.time_us > m->last_us)
+                        m->last_us = in.time_us;
+        }
+        /* Match time goes on from the last stored input (matches.h). */
+        m->clock_offset_us = m->last_us - now_usec();
+        *ret = m;
+        m = NULL;
+        r = 0;
+out:
+        match_free(m);
+        json_decref(config);
+        json_decref(seats);
+        json_decref(inputs);
+        return r;
+}
+
+static void on_loaded(void *userdata, const PGresult *res, const char *error) {
+        struct matches *reg = userdata;
+        char why[MATCH_REASON_MAX];
+        unsigned live = 0;
+
+        reg->loading = false;
+        if (!res) {
+                log_warning("could not load unfinished matches: %s; trying again when the database is back", error);
+                return;
+        }
+        for (int i = 0; i < PQntuples(res); i++) {
+                int64_t id = strtoll(PQgetvalue(res, i, 0), NULL, 10);
+                struct match *m;
+
+                if (matches_find(reg, id))
+                        continue;
+                int r = rebuild(reg, res, i, &m, why, sizeof why);
+                if (r == -EBADMSG) {
+                        log_warning("match %" PRId64 " needs a referee and is not run: %s", id, why);
+                        match_store_needs_referee(reg->store, PQgetvalue(res, i, 0), why);
+                        continue;
+                }
+                if (r < 0) {
+                        log_error("match %" PRId64 " could not be rebuilt: %s", id, strerror(-r));
+                        continue;
+                }
+                m->next = reg->list;
+                reg->list = m;
+                arm_timer(m);
+                live++;
+        }
+        if (PQntuples(res) > 0)
+                log_notice("%u unfinished match%s rebuilt from the input log", live, live == 1 ? "" : "es");
+}
+
+void matches_store_ready(struct matches *reg) {
+        struct match *m, *next;
+
+        for (m = reg->list; m; m = next) {
+                next = m->next;
+                if (m->stale)
+                        match_release(m);
+        }
+        if (match_store_load(reg->store, on_loaded, reg) == 0)
+                reg->loading = true;
+}
+
+bool matches_loading(const struct matches *reg) {
+        return reg->loading;
+}
+
+struct store *matches_store(const struct matches *reg) {
+        return reg->store;
+}
+
+struct match *matches_find(struct matches *reg, int64_t id) {
+        for (struct match *m = reg->list; m; m = m->next)
+                if (m->id == id)
+                        return m;
+        return NULL;
+}
+
+int matches_new(struct loop *loop, struct store *store, struct sse_hub *hub, struct matches **ret) {
+        struct matches *reg = calloc(1, sizeof *reg);
+
+        if (!reg)
+                return -ENOMEM;
+        *reg = (struct matches) { .loop = loop, .store = store, .hub = hub };
+        *ret = reg;
+        return 0;
+}
+
+/* Called after the store is freed: every write has had its callback. */
+void matches_free(struct matches *reg) {
+        struct match *m, *next;
+
+        if (!reg)
+                return;
+        for (m = reg->list; m; m = next) {
+                next = m->next;
+                match_free(m);
+        }
+        free(reg);
+}

@@ -1,0 +1,162 @@
+/* daemon/matches.h — the match runtime: live matches, their clocks and
+ * timers, and the write-then-publish path of every input (DESIGN.md
+ * section 5).  Internal to daemon/: match_api.c (REST) and match_store.c
+ * (SQL) are its other halves.
+ *
+ * A match's lifecycle (the matches.state column; "needs referee" is a flag
+ * beside it, set when a replay disagrees with what was stored):
+ *
+ *                 start            pause
+ *     ready ─────────────> running ─────> paused
+ *       │                   │  ^ resume     │
+ *       │                   │  └────────────┘
+ *       │                   │ the engine says so (a winner)
+ *       │                   v
+ *       │                finished
+ *       │
+ *       └──── abort (from ready, running or paused) ────> aborted
+ *
+ * start, pause, resume and the finish are engine inputs and outputs; abort
+ * is the runtime's own (the engine has no notion of it) and is a row update,
+ * not an input.  finished and aborted are final: the match leaves the
+ * engine's hands, its seed is revealed, and it takes no more inputs.
+ *
+ * The match clock.  Engine times are match time in µs: 0 when the match was
+ * created, advancing with CLOCK_MONOTONIC while this daemon runs it:
+ *
+ *     match time = now_usec() + clock_offset_us
+ *
+ * CLOCK_MONOTONIC restarts with the machine, so a stored time means nothing
+ * to the next boot.  On start-up the runtime sets clock_offset_us so that
+ * match time continues from the time of the last stored input: the time the
+ * daemon was down (and the moments between the last input and the crash)
+ * are not counted, so a pending reveal timer keeps the remainder it had at
+ * that input.  Input times therefore never decrease across restarts, as the
+ * engine requires.  Pad press times (host µs, next session) convert with the
+ * same offset.
+ *
+ * Write, then publish.  An input is numbered (last seq + 1), stamped with
+ * match time, and applied to a copy of the state; the copy becomes the state
+ * once its INSERT is queued (the store sends queries in order, so one
+ * match's inputs are written in seq order).  Only when the INSERT completes
+ * are its outputs published (SSE topic "match/<id>") and the request that
+ * caused it answered.  If the write fails the match is marked stale: it
+ * takes no more inputs and is rebuilt from what the database holds when the
+ * store is READY again.  While the database is unreachable new inputs are
+ * refused (-ENOTCONN, HTTP 503); store/spool.c is wired in next session.
+ *
+ * Replay check.  After the store becomes READY every unfinished match is
+ * rebuilt: create from seed + config + seats, then each stored input in seq
+ * order.  Each input's refusal and state hash must equal what was stored
+ * with it; on the first difference the match gets needs_referee (the
+ * reason), a warning is logged, and it is not run.
+ *
+ * Ownership: the registry owns its matches; a match stays allocated while
+ * writes for it are in flight.
+ */
+#ifndef ARBITER_DAEMON_MATCHES_H
+#define ARBITER_DAEMON_MATCHES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "engine/engine.h"
+
+struct event;
+struct loop;
+struct sse_hub;
+struct store;
+struct matches;
+
+/* "match/" and a 64-bit id. */
+#define MATCH_TOPIC_MAX         32
+/* match_inputs.who, as api_request.token_name. */
+#define MATCH_WHO_MAX           64
+/* A reason for needs_referee. */
+#define MATCH_REASON_MAX        256
+
+enum match_source {
+        MATCH_SOURCE_REFEREE,
+        MATCH_SOURCE_OPERATOR,
+        MATCH_SOURCE_TIMER,
+        MATCH_SOURCE_PAD,
+};
+
+struct match {
+        struct matches *reg;
+        struct match *next;
+        int64_t id;                     /* 0 until its row is stored */
+        const struct eng_game *game;
+        struct eng_config cfg;
+        uint64_t seed;
+        unsigned n_seats;
+        void *state;                    /* game->state_size bytes */
+        void *scratch;                  /* where an input is tried first */
+        uint64_t last_seq;
+        int64_t last_us;                /* match time of the newest input */
+        int64_t clock_offset_us;        /* match time − now_usec() */
+        bool window_open;
+        uint32_t window;                /* the open (or last) window id */
+        bool aborted;
+        bool stale;                     /* a write failed; rebuilt on the next READY */
+        bool released;                  /* freed when pending drops to 0 */
+        unsigned pending;               /* input writes in flight */
+        struct event *timer;            /* the engine's wake-up */
+};
+
+/* Called once the input is stored (r 0) or could not be (r -EIO, error
+ * says why); out is what the engine answered. */
+typedef void (*match_done_fn)(void *userdata, struct match *m, int r, const struct eng_input *in,
+                              const struct eng_out *out, const char *error);
+/* Called once a match created by matches_create is stored: m and the stored
+ * row as JSON (borrowed), or NULL with the database's error. */
+typedef void (*match_created_fn)(void *userdata, struct match *m, json_t *stored, const char *error);
+
+int matches_new(struct loop *loop, struct store *store, struct sse_hub *hub, struct matches **ret);
+void matches_free(struct matches *reg);        /* accepts NULL */
+
+/* The store became READY: drops stale matches and rebuilds every unfinished
+ * match that is not live (see "Replay check"). */
+void matches_store_ready(struct matches *reg);
+/* Unfinished matches are being rebuilt: an unknown id may be one of them. */
+bool matches_loading(const struct matches *reg);
+struct store *matches_store(const struct matches *reg);
+
+/* The live match with this id (stale ones too), or NULL. */
+struct match *matches_find(struct matches *reg, int64_t id);
+
+/* Creates a match from a validated config and stores it; seats is the
+ * list [{seat, name}] (borrowed), table_id 0 for none.  0 (cb follows), or
+ * -ENOTCONN, -ENOMEM, -EINVAL. */
+int matches_create(struct matches *reg, const struct eng_game *g, const struct eng_config *cfg,
+                   unsigned n_seats, uint64_t seed, json_t *seats, int64_t table_id, const char *who,
+                   match_created_fn cb, void *userdata);
+
+/* The match clock (see above). */
+int64_t match_now(const struct match *m);
+
+/* Applies in (kind, seat and payload set; seq and time_us are filled) and
+ * stores it.  0 (done follows; may be NULL), -ENOTCONN (database
+ * unreachable or the match stale), -ESHUTDOWN (aborted), -EPROTO (the
+ * engine broke an invariant; the match is handed to a referee), -ENOMEM. */
+int match_submit(struct match *m, struct eng_input *in, enum match_source source, const char *who,
+                 match_done_fn done, void *userdata);
+
+/* Ends an unfinished match as aborted.  0 (done follows with r and the
+ * database's error), -EALREADY (finished or aborted), -ENOTCONN, -ENOMEM. */
+typedef void (*match_aborted_fn)(void *userdata, struct match *m, const char *error);
+int match_abort(struct match *m, const char *who, match_aborted_fn done, void *userdata);
+
+/* "ready", "running", "paused", "finished" or "aborted". */
+const char *match_state_name(const struct match *m);
+
+/* The pure part of the replay check: compares what a replayed input gave
+ * with what was stored.  0, or -EBADMSG with a reason in why. */
+int match_replay_compare(uint64_t seq, enum eng_refusal replayed, const char *stored_refusal,
+                         uint64_t replayed_hash, const char *stored_hash, char *why, size_t len);
+
+/* The hash as stored: 16 lowercase hex digits. */
+void match_hash_format(char buf[static 17], uint64_t hash);
+
+#endif

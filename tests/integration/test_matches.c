@@ -1,0 +1,590 @@
+/* The match runtime end to end over real HTTP and a real database: a
+ * three-seat Crash Pilot match created, started and played by referee
+ * inputs (a correct call, a wrong call, a tie and its tiebreak, an
+ * elimination), its events over SSE, its stored log with state hashes, the
+ * reveal timer, bad inputs, and a kill -9 mid-match after which the
+ * rebuilt match shows the same view and hash and takes the next call. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+
+#include "tests/integration/harness.h"
+
+static struct daemon_proc daemon_;
+static char *admin_token, *referee_token;
+static json_int_t table_id;
+
+#define MAX_EVENTS 256
+
+struct event {
+        char id[48];
+        char name[48];
+        json_t *data;
+};
+
+/* One open stream, read with libcurl's multi interface so that the test
+ * can do other things (press buttons, stop the daemon) while it is open. */
+struct stream {
+        CURLM *multi;
+        CURL *easy;
+        struct curl_slist *headers;
+        char *buf;
+        size_t len, parsed;
+        bool done;
+        CURLcode result;
+        char content_type[128], cache_control[64], accel_buffering[16];
+        struct event events[MAX_EVENTS];
+        size_t n_events;
+        unsigned heartbeats;            /* ":" comment lines */
+        bool opened;                    /* the "retry:" line arrived */
+};
+
+
+static int64_t mono_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userdata) {
+        struct stream *st = userdata;
+        size_t n = size * nmemb;
+        char *b = realloc(st->buf, st->len + n + 1);
+
+        if (!b)
+                return 0;
+        memcpy(b + st->len, ptr, n);
+        st->buf = b;
+        st->len += n;
+        st->buf[st->len] = '\0';
+        return n;
+}
+
+static size_t on_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
+        struct stream *st = userdata;
+        size_t n = size * nmemb;
+        char line[256];
+
+        snprintf(line, sizeof line, "%.*s", (int) (n < sizeof line ? n : sizeof line - 1), ptr);
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strncasecmp(line, "Cache-Control: ", 15) == 0)
+                snprintf(st->cache_control, sizeof st->cache_control, "%.63s", line + 15);
+        else if (strncasecmp(line, "X-Accel-Buffering: ", 19) == 0)
+                snprintf(st->accel_buffering, sizeof st->accel_buffering, "%.15s", line + 19);
+        else if (strncasecmp(line, "Content-Type: ", 14) == 0)
+                snprintf(st->content_type, sizeof st->content_type, "%.127s", line + 14);
+        return n;
+}
+
+/* Turns every complete block ("…\n\n") received so far into events. */
+static void parse(struct stream *st) {
+        char *end;
+
+        while ((end = strstr(st->buf + st->parsed, "\n\n"))) {
+                struct event ev = { 0 };
+                char *block = strndup(st->buf + st->parsed, (size_t) (end - (st->buf + st->parsed)));
+                char *save = NULL;
+                bool has_data = false;
+
+                st->parsed = (size_t) (end + 2 - st->buf);
+                for (char *l = strtok_r(block, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                        if (strcmp(l, ":") == 0)
+                                st->heartbeats++;
+                        else if (strncmp(l, "retry: ", 7) == 0)
+                                st->opened = true;
+                        else if (strncmp(l, "id: ", 4) == 0)
+                                snprintf(ev.id, sizeof ev.id, "%s", l + 4);
+                        else if (strncmp(l, "event: ", 7) == 0)
+                                snprintf(ev.name, sizeof ev.name, "%s", l + 7);
+                        else if (strncmp(l, "data: ", 6) == 0) {
+                                ev.data = json_loads(l + 6, JSON_DECODE_ANY, NULL);
+                                if (!ev.data)
+                                        fail_msg("event data is not one line of JSON: %s", l);
+                                has_data = true;
+                        } else if (l[0] != ':')
+                                fail_msg("unexpected line in the stream: \"%s\"", l);
+                }
+                free(block);
+                if (has_data) {
+                        assert_true(st->n_events < MAX_EVENTS);
+                        st->events[st->n_events++] = ev;
+                }
+        }
+}
+
+/* Lets libcurl work for up to ms. */
+static void pump(struct stream *st, int ms) {
+        int64_t deadline = mono_ms() + ms;
+
+        do {
+                int running = 0, left;
+                CURLMsg *m;
+
+                curl_multi_perform(st->multi, &running);
+                while ((m = curl_multi_info_read(st->multi, &left)))
+                        if (m->msg == CURLMSG_DONE) {
+                                st->done = true;
+                                st->result = m->data.result;
+                        }
+                parse(st);
+                if (st->done)
+                        return;
+                curl_multi_poll(st->multi, NULL, 0, 20, NULL);
+        } while (mono_ms() < deadline);
+}
+
+/* The stream's socket must not outlive stream_close() in a child this
+ * process forks later (padsim): the daemon would see the client stay. */
+static int on_sockopt(void *userdata, curl_socket_t fd, curlsocktype purpose) {
+        (void) userdata, (void) purpose;
+        return fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ? CURL_SOCKOPT_ERROR : CURL_SOCKOPT_OK;
+}
+
+/* Opens path with Last-Event-ID last (NULL: none) and waits for the
+ * stream's first bytes. */
+static void stream_open(struct stream *st, const char *path, const char *last) {
+        char url[512], h[128];
+
+        memset(st, 0, sizeof *st);
+        st->buf = strdup("");
+        st->multi = curl_multi_init();
+        st->easy = curl_easy_init();
+        assert_non_null(st->multi);
+        assert_non_null(st->easy);
+        snprintf(url, sizeof url, "%s%s", daemon_.url, path);
+        curl_easy_setopt(st->easy, CURLOPT_URL, url);
+        curl_easy_setopt(st->easy, CURLOPT_WRITEFUNCTION, on_data);
+        curl_easy_setopt(st->easy, CURLOPT_WRITEDATA, st);
+        curl_easy_setopt(st->easy, CURLOPT_HEADERFUNCTION, on_header);
+        curl_easy_setopt(st->easy, CURLOPT_HEADERDATA, st);
+        curl_easy_setopt(st->easy, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(st->easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt);
+        if (last) {
+                snprintf(h, sizeof h, "Last-Event-ID: %s", last);
+                st->headers = curl_slist_append(st->headers, h);
+                curl_easy_setopt(st->easy, CURLOPT_HTTPHEADER, st->headers);
+        }
+        curl_multi_add_handle(st->multi, st->easy);
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; !st->opened && !st->done && mono_ms() < deadline;)
+                pump(st, 50);
+        if (!st->opened)
+                fail_msg("GET %s sent no \"retry:\" line (done %d, %zu bytes: %s)", path, st->done, st->len, st->buf);
+}
+
+static void stream_close(struct stream *st) {
+        for (size_t i = 0; i < st->n_events; i++)
+                json_decref(st->events[i].data);
+        curl_multi_remove_handle(st->multi, st->easy);
+        curl_easy_cleanup(st->easy);
+        curl_multi_cleanup(st->multi);
+        curl_slist_free_all(st->headers);
+        free(st->buf);
+        memset(st, 0, sizeof *st);
+}
+
+
+static const char *data_str(const struct event *ev, const char *key) {
+        return json_string_value(json_object_get(ev->data, key));
+}
+
+/* Index of the first event at or after from named name (and, when pad is
+ * not NULL, whose data names that pad), waiting for it; fails the test
+ * when it does not come. */
+static size_t wait_event(struct stream *st, size_t from, const char *name, const char *pad) {
+        int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
+
+        for (;;) {
+                for (size_t i = from; i < st->n_events; i++) {
+                        const char *p = data_str(&st->events[i], pad && strcmp(name, "pressed") == 0 ? "pad" : "id");
+                        if (strcmp(st->events[i].name, name) == 0 && (!pad || (p && strcmp(p, pad) == 0)))
+                                return i;
+                }
+                if (st->done || mono_ms() > deadline)
+                        fail_msg("no \"%s\" event%s%s arrived (%zu bytes: %s)", name, pad ? " for pad " : "",
+                                 pad ? pad : "", st->len, st->buf);
+                pump(st, 50);
+        }
+}
+
+static void post(const char *path, const char *body, struct http_reply *r) {
+        http_post_json(&daemon_, path, referee_token, body, r);
+}
+
+static void expect(const struct http_reply *r, long status) {
+        if (r->status != status)
+                fail_msg("expected HTTP %ld, got %ld: %s", status, r->status, r->body);
+}
+
+/* A problem whose detail names field. */
+static void expect_problem(const struct http_reply *r, long status, const char *field) {
+        expect(r, status);
+        assert_string_equal(r->content_type, "application/problem+json");
+        const char *detail = json_string_value(json_object_get(r->json, "detail"));
+        if (!detail || !strstr(detail, field))
+                fail_msg("the problem does not name \"%s\": %s", field, r->body);
+}
+
+static json_int_t create_match(const char *config) {
+        struct http_reply r;
+        char body[512];
+
+        snprintf(body, sizeof body, "{\"game\": \"crash-pilot\", \"table\": %lld, "
+                 "\"players\": [\"Ana\", \"Ben\", \"Cy\"], \"seed\": 7, \"config\": %s}", (long long) table_id, config);
+        post("/v1/matches", body, &r);
+        expect(&r, 201);
+        assert_string_equal(json_string_value(json_object_get(r.json, "state")), "ready");
+        assert_int_equal(json_array_size(json_object_get(r.json, "seats")), 3);
+        assert_true(json_is_null(json_object_get(r.json, "seed")));
+        json_int_t id = json_integer_value(json_object_get(r.json, "id"));
+        http_reply_done(&r);
+        return id;
+}
+
+/* The public view (a new reference). */
+static json_t *view_of(json_int_t id) {
+        struct http_reply r;
+        char path[64];
+
+        snprintf(path, sizeof path, "/v1/matches/%lld", (long long) id);
+        http_get(&daemon_, path, NULL, &r);
+        expect(&r, 200);
+        json_t *v = json_incref(json_object_get(r.json, "view"));
+        http_reply_done(&r);
+        return v;
+}
+
+/* Waits for an open window other than after; returns the view. */
+static json_t *wait_window(json_int_t id, json_int_t after) {
+        int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
+
+        for (;;) {
+                json_t *v = view_of(id), *w = json_object_get(v, "window");
+                if (json_is_object(w) && json_integer_value(json_object_get(w, "id")) != after &&
+                    json_is_object(json_object_get(v, "face_up")))
+                        return v;
+                json_decref(v);
+                if (mono_ms() > deadline)
+                        fail_msg("no new window opened in match %lld", (long long) id);
+                usleep(20000);
+        }
+}
+
+static json_int_t window_id(json_t *v) {
+        return json_integer_value(json_object_get(json_object_get(v, "window"), "id"));
+}
+
+/* A legal row (1..6) for the face-up card, or 7 ("doesn't fit") when none
+ * is; with want_wrong, a call that is wrong instead. */
+static int pick_call(json_t *v, bool want_wrong) {
+        json_t *face = json_object_get(v, "face_up"), *rows = json_object_get(v, "rows"), *row, *card;
+        json_int_t obj = json_integer_value(json_object_get(face, "object")),
+                   col = json_integer_value(json_object_get(face, "colour"));
+        size_t r, i;
+        int legal = 0, wrong = 0;
+
+        json_array_foreach(rows, r, row) {
+                bool fits = true;
+                json_array_foreach(row, i, card)
+                        if (json_integer_value(json_object_get(card, "object")) == obj ||
+                            json_integer_value(json_object_get(card, "colour")) == col)
+                                fits = false;
+                if (fits && !legal)
+                        legal = (int) r + 1;
+                if (!fits && !wrong)
+                        wrong = (int) r + 1;
+        }
+        if (want_wrong)
+                return wrong ? wrong : 7;
+        return legal ? legal : 7;
+}
+
+/* Posts a call; returns the reply's events (a new reference). */
+static json_t *call(json_int_t id, int seat, int c, long status) {
+        struct http_reply r;
+        char path[64], body[128];
+
+        snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) id);
+        snprintf(body, sizeof body, "{\"seat\": %d, \"kind\": \"call\", \"call\": %d}", seat, c);
+        post(path, body, &r);
+        expect(&r, status);
+        json_t *ev = json_incref(json_object_get(r.json, "events"));
+        http_reply_done(&r);
+        return ev;
+}
+
+static json_t *event_named(json_t *events, const char *kind) {
+        size_t i;
+        json_t *e;
+
+        json_array_foreach(events, i, e)
+                if (strcmp(json_string_value(json_object_get(e, "kind")), kind) == 0)
+                        return e;
+        fail_msg("no %s event among %s", kind, json_dumps(events, 0));
+        return NULL;
+}
+
+static void control(json_int_t id, const char *action, long status) {
+        struct http_reply r;
+        char path[64];
+
+        snprintf(path, sizeof path, "/v1/matches/%lld/%s", (long long) id, action);
+        post(path, "{}", &r);
+        expect(&r, status);
+        if (status == 409)
+                assert_string_equal(r.content_type, "application/problem+json");
+        http_reply_done(&r);
+}
+
+static int setup(void **state) {
+        struct http_reply r;
+        char body[256];
+        (void) state;
+
+        admin_token = create_token("admin", unique_name("admin"));
+        referee_token = create_token("referee", unique_name("referee"));
+        daemon_start(&daemon_, NULL, NULL, true);
+        assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
+        snprintf(body, sizeof body, "{\"name\": \"%s\", \"seats\": [{\"seat\": 1}, {\"seat\": 2}, {\"seat\": 3}]}",
+                 unique_name("table"));
+        http_post_json(&daemon_, "/v1/tables", admin_token, body, &r);
+        expect(&r, 201);
+        table_id = json_integer_value(json_object_get(r.json, "id"));
+        http_reply_done(&r);
+        return 0;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        int st = daemon_stop(&daemon_, SIGTERM, NULL);
+        free(admin_token);
+        free(referee_token);
+        return st == 0 ? 0 : -1;
+}
+
+static void games_are_listed(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        http_get(&daemon_, "/v1/games", NULL, &r);
+        expect(&r, 200);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(r.json, "items"), 0), "name")),
+                            "crash-pilot");
+        http_reply_done(&r);
+        http_get(&daemon_, "/v1/games/crash-pilot", NULL, &r);
+        expect(&r, 200);
+        assert_int_equal(json_integer_value(json_object_get(r.json, "max_seats")), 5);
+        http_reply_done(&r);
+        http_get(&daemon_, "/v1/games/chess", NULL, &r);
+        expect(&r, 404);
+        http_reply_done(&r);
+}
+
+static void bad_creations_name_the_field(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        post("/v1/matches", "{\"game\": \"chess\", \"players\": [\"A\", \"B\"]}", &r);
+        expect_problem(&r, 400, "game");
+        http_reply_done(&r);
+        post("/v1/matches", "{\"game\": \"crash-pilot\", \"players\": [\"A\"]}", &r);
+        expect_problem(&r, 400, "players");
+        http_reply_done(&r);
+        post("/v1/matches", "{\"game\": \"crash-pilot\", \"players\": [\"A\", \"B\"], \"config\": {\"reveal\": {\"pause_ms\": -5}}}", &r);
+        expect_problem(&r, 400, "reveal.pause_ms");
+        http_reply_done(&r);
+        post("/v1/matches", "{\"game\": \"crash-pilot\", \"players\": [\"A\", \"B\"], \"config\": {\"deck.copiez\": 1}}", &r);
+        expect_problem(&r, 400, "deck.copiez");
+        http_reply_done(&r);
+        post("/v1/matches", "{\"game\": \"crash-pilot\", \"players\": [\"A\", \"B\"], \"table\": 999999999}", &r);
+        expect_problem(&r, 400, "table");
+        http_reply_done(&r);
+        http_post_json(&daemon_, "/v1/matches", NULL, "{\"game\": \"crash-pilot\", \"players\": [\"A\", \"B\"]}", &r);
+        expect(&r, 401);
+        http_reply_done(&r);
+}
+
+static void unknown_match_and_seat_are_404(void **state) {
+        struct http_reply r;
+        (void) state;
+
+        http_get(&daemon_, "/v1/matches/999999999", NULL, &r);
+        expect(&r, 404);
+        http_reply_done(&r);
+        control(999999999, "start", 404);
+        post("/v1/matches/999999999/inputs", "{\"seat\": 1, \"kind\": \"call\", \"call\": 1}", &r);
+        expect(&r, 404);
+        http_reply_done(&r);
+
+        json_int_t id = create_match("{}");
+        char path[96];
+        snprintf(path, sizeof path, "/v1/matches/%lld/seats/4", (long long) id);
+        http_get(&daemon_, path, NULL, &r);
+        expect_problem(&r, 404, "seat");
+        http_reply_done(&r);
+        snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) id);
+        post(path, "{\"seat\": 4, \"kind\": \"call\", \"call\": 1}", &r);
+        expect_problem(&r, 404, "seat");
+        http_reply_done(&r);
+        control(id, "pause", 409);              /* not started */
+        control(id, "abort", 200);
+        control(id, "abort", 409);
+        control(id, "start", 409);
+        snprintf(path, sizeof path, "/v1/matches/%lld", (long long) id);
+        http_get(&daemon_, path, NULL, &r);
+        assert_string_equal(json_string_value(json_object_get(r.json, "state")), "aborted");
+        assert_int_equal(json_integer_value(json_object_get(r.json, "seed")), 7);       /* revealed */
+        http_reply_done(&r);
+}
+
+static void an_uncalled_reveal_expires_by_the_timer(void **state) {
+        struct http_reply r;
+        char path[96];
+        (void) state;
+
+        json_int_t id = create_match("{\"reveal\": {\"pause_ms\": 0, \"timeout_ms\": 1000}}");
+        control(id, "start", 200);
+        json_t *v = wait_window(id, 0);
+        json_t *next = wait_window(id, window_id(v));          /* expired after 1 s, a new card */
+        json_decref(v);
+        json_decref(next);
+        snprintf(path, sizeof path, "/v1/matches/%lld/log", (long long) id);
+        http_get(&daemon_, path, referee_token, &r);
+        expect(&r, 200);
+        bool timer = false;
+        size_t i;
+        json_t *it;
+        json_array_foreach(json_object_get(r.json, "items"), i, it)
+                timer |= strcmp(json_string_value(json_object_get(it, "source")), "timer") == 0;
+        assert_true(timer);
+        http_reply_done(&r);
+        control(id, "abort", 200);
+}
+
+static void a_match_is_played_logged_streamed_and_survives_kill_9(void **state) {
+        struct stream st;
+        struct http_reply r;
+        char path[96];
+        json_t *v, *ev;
+        (void) state;
+
+        json_int_t id = create_match("{\"reveal\": {\"pause_ms\": 0}}");
+        snprintf(path, sizeof path, "/v1/events?topic=match/%lld", (long long) id);
+        stream_open(&st, path, NULL);
+
+        control(id, "start", 200);
+        control(id, "start", 409);
+
+        /* a correct call places the card */
+        v = wait_window(id, 0);
+        ev = call(id, 1, pick_call(v, false), 200);
+        assert_string_equal(json_string_value(json_object_get(event_named(ev, "call_judged"), "verdict")), "correct");
+        json_int_t w = window_id(v);
+        json_decref(v);
+        json_decref(ev);
+
+        /* a wrong call gives a chip */
+        v = wait_window(id, w);
+        ev = call(id, 2, pick_call(v, true), 200);
+        assert_string_equal(json_string_value(json_object_get(event_named(ev, "call_judged"), "verdict")), "wrong");
+        assert_int_equal(json_integer_value(json_object_get(event_named(ev, "chip_given"), "chips")), 1);
+        w = window_id(v);
+        json_decref(v);
+        json_decref(ev);
+
+        /* a tie, then the tiebreak resolved by one of the tied seats */
+        v = wait_window(id, w);
+        snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) id);
+        post(path, "{\"kind\": \"tie\", \"seats\": [1, 3]}", &r);
+        expect(&r, 200);
+        event_named(json_object_get(r.json, "events"), "tiebreak_started");
+        http_reply_done(&r);
+        w = window_id(v);
+        json_decref(v);
+        v = wait_window(id, w);
+        json_decref(call(id, 2, 1, 409));                       /* not in the tiebreak */
+        ev = call(id, 3, pick_call(v, false), 200);
+        event_named(ev, "call_judged");
+        w = window_id(v);
+        json_decref(v);
+        json_decref(ev);
+
+        /* two more wrong calls: three chips, seat 2 is out */
+        for (int i = 0; i < 2; i++) {
+                v = wait_window(id, w);
+                ev = call(id, 2, pick_call(v, true), 200);
+                w = window_id(v);
+                json_decref(v);
+                if (i == 1)
+                        event_named(ev, "player_eliminated");
+                json_decref(ev);
+        }
+        v = wait_window(id, w);
+        w = window_id(v);
+        json_decref(v);
+
+        /* the stream saw it all, with ids */
+        size_t k = wait_event(&st, 0, "call_judged", NULL);
+        assert_true(strlen(st.events[k].id) > 2);
+        assert_int_equal(json_integer_value(json_object_get(st.events[k].data, "match")), id);
+        wait_event(&st, 0, "tiebreak_started", NULL);
+        wait_event(&st, 0, "player_eliminated", NULL);
+        stream_close(&st);
+
+        /* the log holds every input with its hash */
+        snprintf(path, sizeof path, "/v1/matches/%lld/log", (long long) id);
+        http_get(&daemon_, path, referee_token, &r);
+        expect(&r, 200);
+        json_t *items = json_object_get(r.json, "items"), *it;
+        size_t i, n = json_array_size(items);
+        assert_true(n >= 9);
+        json_array_foreach(items, i, it) {
+                assert_int_equal(json_integer_value(json_object_get(it, "seq")), (json_int_t) i + 1);
+                assert_int_equal(strlen(json_string_value(json_object_get(it, "state_hash"))), 16);
+        }
+        char *hash = strdup(json_string_value(json_object_get(json_array_get(items, n - 1), "state_hash")));
+        http_reply_done(&r);
+        json_t *before = view_of(id);
+
+        /* kill -9 and start again on the same database */
+        kill(daemon_.pid, SIGKILL);
+        daemon_wait_exit(&daemon_);
+        daemon_start(&daemon_, NULL, NULL, true);
+        assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
+        assert_true(daemon_wait_log(&daemon_, "rebuilt from the input log", HARNESS_WAIT_MS));
+        json_t *after = view_of(id);
+        if (!json_equal(before, after))
+                fail_msg("the view changed across the restart:\n%s\n%s", json_dumps(before, 0), json_dumps(after, 0));
+        http_get(&daemon_, path, referee_token, &r);
+        items = json_object_get(r.json, "items");
+        assert_int_equal(json_array_size(items), n);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(items, n - 1), "state_hash")), hash);
+        http_reply_done(&r);
+
+        /* and it takes the next call */
+        ev = call(id, 1, pick_call(after, false), 200);
+        event_named(ev, "call_judged");
+        json_decref(ev);
+        json_decref(before);
+        json_decref(after);
+        free(hash);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(games_are_listed),
+                cmocka_unit_test(bad_creations_name_the_field),
+                cmocka_unit_test(unknown_match_and_seat_are_404),
+                cmocka_unit_test(an_uncalled_reveal_expires_by_the_timer),
+                cmocka_unit_test(a_match_is_played_logged_streamed_and_survives_kill_9),
+        };
+        curl_global_init(CURL_GLOBAL_ALL);
+        int r = cmocka_run_group_tests(tests, setup, teardown);
+        curl_global_cleanup();
+        return r;
+}
