@@ -65,6 +65,7 @@ static json_t *resource(struct matches *reg, json_t *row) {
         if (m && !m->stale) {
                 json_object_set_new(j, "state", json_string(match_state_name(m)));
                 json_object_set_new(j, "view", match_json_view(m->game, m->state, ENG_VIEW_PUBLIC, -1));
+                json_object_set_new(j, "ignored_presses", json_integer((json_int_t) m->ignored_presses));
                 if (!m->aborted && m->game->result(m->state, &res) == 0)
                         json_object_set_new(j, "result", match_json_result(m->game, &res));
         } else {

@@ -16,6 +16,7 @@
 #include "common/time.h"
 #include "daemon/match_json.h"
 #include "daemon/match_store.h"
+#include "hardware/padbus.h"
 #include "store/store.h"
 
 /* A timer that fell due while the database was unreachable tries again
@@ -23,6 +24,9 @@
 #define MATCH_TIMER_RETRY_US    (1 * USEC_PER_SEC)
 /* Decimal int64 and its NUL. */
 #define NUM_MAX                 24
+/* LIGHT and BUZZ carry their duration in 16 bits (docs/protocol.md
+ * section 6). */
+#define PAD_DURATION_MAX_MS     UINT16_MAX
 
 struct matches {
         struct loop *loop;
@@ -30,6 +34,8 @@ struct matches {
         struct sse_hub *hub;
         struct match *list;
         bool loading;
+        struct padbus *pads;            /* NULL: presses are not judged */
+        uint64_t unassigned_presses;
 };
 
 /* One input on its way to the database. */
@@ -54,12 +60,15 @@ struct match_abort_ctx {
 };
 
 static void arm_timer(struct match *m);
+static void on_judge_timer(evutil_socket_t fd, short what, void *userdata);
 
 static void match_free(struct match *m) {
         if (!m)
                 return;
         if (m->timer)
                 event_free(m->timer);
+        if (m->judge_timer)
+                event_free(m->judge_timer);
         free(m->state);
         free(m->scratch);
         free(m);
@@ -76,6 +85,10 @@ static void match_release(struct match *m) {
                         break;
                 }
         m->next = NULL;
+        /* Out of the registry it takes no more inputs, timed or judged. */
+        evtimer_del(m->timer);
+        evtimer_del(m->judge_timer);
+        m->judging = false;
         if (m->pending > 0)
                 m->released = true;
         else
@@ -129,11 +142,39 @@ static struct match *match_alloc(struct matches *reg, const struct eng_game *g) 
         m->state = calloc(1, g->state_size);
         m->scratch = calloc(1, g->state_size);
         m->timer = evtimer_new(loop_base(reg->loop), NULL, NULL);
-        if (!m->state || !m->scratch || !m->timer) {
+        m->judge_timer = evtimer_new(loop_base(reg->loop), on_judge_timer, m);
+        if (!m->state || !m->scratch || !m->timer || !m->judge_timer) {
                 match_free(m);
                 return NULL;
         }
+        /* The judge waits as long as the driver may hold a frame back; a
+         * settle window shorter than the tie window is not a valid config. */
+        struct judge_config jc;
+        judge_config_init(&jc);
+        if (reg->pads)
+                jc.settle_us = padbus_effective_settle_us(reg->pads);
+        if (jc.settle_us < jc.tie_window_us)
+                jc.settle_us = jc.tie_window_us;
+        if (jc.settle_us > JUDGE_MAX_DURATION_US)
+                jc.settle_us = JUDGE_MAX_DURATION_US;
+        judge_init(&m->judge, &jc);
         return m;
+}
+
+/* Takes each seat's pad from the stored seats [{seat (1-based), name, pad}]. */
+static void load_pads(struct match *m, json_t *seats) {
+        json_t *it;
+        size_t i;
+
+        memset(m->pads, 0, sizeof m->pads);
+        json_array_foreach(seats, i, it) {
+                json_int_t seat = json_integer_value(json_object_get(it, "seat"));
+                const char *pad = json_string_value(json_object_get(it, "pad"));
+
+                if (seat < 1 || seat > ENG_MAX_SEATS || !pad || strlen(pad) != MATCH_PAD_ID_MAX - 1)
+                        continue;
+                memcpy(m->pads[seat - 1], pad, MATCH_PAD_ID_MAX);
+        }
 }
 
 /* Follows the engine's requests that concern the runtime now: the open
@@ -144,9 +185,69 @@ static void note_requests(struct match *m, const struct eng_out *out) {
                 if (o->kind == ENG_REQ_WINDOW_OPEN) {
                         m->window_open = true;
                         m->window = o->window.window;
+                        m->window_open_us = o->at_us;
+                        m->window_seats = o->window.seats;
                 } else if (o->kind == ENG_REQ_WINDOW_CLOSE && o->window.window == m->window) {
                         m->window_open = false;
                 }
+        }
+}
+
+/* Makes the judge follow the engine's window: one judge window per engine
+ * window, opened at the window's open time in host time. */
+static void judge_follow(struct match *m) {
+        if (m->judging && (!m->window_open || m->judge_window != m->window)) {
+                judge_close(&m->judge);
+                evtimer_del(m->judge_timer);
+                m->judging = false;
+        }
+        if (!m->window_open || m->judging || m->aborted || m->stale)
+                return;
+        int r = judge_open(&m->judge, m->window_open_us - m->clock_offset_us, m->window_seats & JUDGE_ALL_SEATS);
+        if (r < 0) {
+                log_warning("match %" PRId64 ": the judge cannot open window %" PRIu32 ": %s", m->id, m->window,
+                            strerror(-r));
+                return;
+        }
+        m->judging = true;
+        m->judge_window = m->window;
+}
+
+/* Sends the pad feedback an input asked for; a pad that is not connected
+ * misses it (feedback is display only, the match does not depend on it). */
+static void send_feedback(struct match *m, const struct eng_out *out) {
+        struct padbus *pads = m->reg->pads;
+
+        if (!pads)
+                return;
+        for (size_t i = 0; i < out->n; i++) {
+                const struct eng_output *o = &out->v[i];
+                const char *pad;
+                int r;
+
+                if (o->kind < ENG_REQ_PAD_LIGHT || o->seat < 0 || (unsigned) o->seat >= m->n_seats ||
+                    !m->pads[o->seat][0])
+                        continue;
+                pad = m->pads[o->seat];
+                switch (o->kind) {
+                case ENG_REQ_PAD_LIGHT:
+                        r = padbus_light(pads, pad, (uint8_t) o->light.button, (uint8_t) o->light.mode,
+                                         (uint16_t) (o->light.duration_ms > PAD_DURATION_MAX_MS
+                                                     ? PAD_DURATION_MAX_MS : o->light.duration_ms));
+                        break;
+                case ENG_REQ_PAD_BUZZ:
+                        r = padbus_buzz(pads, pad, (uint8_t) o->buzz.pattern,
+                                        (uint16_t) (o->buzz.duration_ms > PAD_DURATION_MAX_MS
+                                                    ? PAD_DURATION_MAX_MS : o->buzz.duration_ms));
+                        break;
+                case ENG_REQ_PAD_LOCKOUT:
+                        r = padbus_lockout(pads, pad, (uint16_t) o->lockout.buttons);
+                        break;
+                default:
+                        continue;
+                }
+                if (r < 0)
+                        log_debug("match %" PRId64 ": no feedback to pad %s: %s", m->id, pad, strerror(-r));
         }
 }
 
@@ -190,6 +291,7 @@ static void on_input_stored(void *userdata, const PGresult *res, const char *err
                         evtimer_del(m->timer);
         } else if (!m->released) {
                 publish(m, &w->in, &w->out);
+                send_feedback(m, &w->out);
         }
         if (w->done)
                 w->done(w->userdata, m, res ? 0 : -EIO, &w->in, &w->out, error);
@@ -301,6 +403,7 @@ int match_submit(struct match *m, struct eng_input *in, enum match_source source
         m->last_seq = in->seq;
         m->last_us = in->time_us;
         note_requests(m, &w->out);
+        judge_follow(m);
         arm_timer(m);
         return 0;
 }
@@ -357,6 +460,7 @@ static void on_match_stored(void *userdata, const PGresult *res, const char *err
                 return;
         }
         m->id = json_integer_value(json_object_get(j, "id"));
+        load_pads(m, json_object_get(j, "seats"));
         m->next = m->reg->list;
         m->reg->list = m;
         c->cb(c->userdata, m, j, NULL);
@@ -464,6 +568,7 @@ int match_abort(struct match *m, const char *who, match_aborted_fn done, void *u
         m->pending++;
         m->aborted = true;
         evtimer_del(m->timer);
+        evtimer_del(m->judge_timer);
         return 0;
 }
 
@@ -500,6 +605,7 @@ static int rebuild(struct matches *reg, const PGresult *res, int row, struct mat
         m->id = strtoll(PQgetvalue(res, row, 0), NULL, 10);
         m->seed = (uint64_t) strtoll(PQgetvalue(res, row, 2), NULL, 10);
         m->n_seats = (unsigned) json_array_size(seats);
+        load_pads(m, seats);
         if (match_json_config_from(g, config, m->n_seats, &m->cfg, &err) < 0) {
                 snprintf(why, len, "the stored config no longer validates: %s", err.message);
                 goto out;
@@ -572,6 +678,7 @@ static void on_loaded(void *userdata, const PGresult *res, const char *error) {
                 }
                 m->next = reg->list;
                 reg->list = m;
+                judge_follow(m);
                 arm_timer(m);
                 live++;
         }
@@ -593,6 +700,150 @@ void matches_store_ready(struct matches *reg) {
 
 bool matches_loading(const struct matches *reg) {
         return reg->loading;
+}
+
+/* ---- pad presses -------------------------------------------------------- */
+
+static void on_pad_input_done(void *userdata, struct match *m, int r, const struct eng_input *in,
+                              const struct eng_out *out, const char *error) {
+        (void) userdata;
+        if (r < 0)
+                log_warning("match %" PRId64 ": judged input %" PRIu64 " could not be stored: %s", m->id, in->seq,
+                            error);
+        else if (out->refusal != ENG_ACCEPTED)
+                log_info("match %" PRId64 ": the engine refused the judged %s for window %" PRIu32 " (%s)", m->id,
+                         in->kind == ENG_IN_TIE ? "tie" : "call",
+                         in->kind == ENG_IN_TIE ? in->tie.window : in->call.window, eng_refusal_name(out->refusal));
+}
+
+/* Turns the judge's decision into the engine input it stands for and
+ * submits it.  Times go from host time to match time. */
+static void submit_decision(struct match *m, const struct judge_result *res) {
+        struct eng_input in = { .seat = ENG_SEAT_TABLE };
+        char who[MATCH_WHO_MAX];
+        int r;
+
+        /* Every held press that is not the winner or in the tie made no input. */
+        m->ignored_presses += res->n_refused + (res->n_counted - res->n_first);
+        if (res->outcome == JUDGE_WINNER) {
+                const struct judge_press *p = &res->first[0];
+                int call;
+
+                /* Checked on arrival: only presses of buttons the game uses are judged. */
+                if (m->game->call_of_button(p->button, &call) < 0)
+                        return;
+                in.seat = p->seat;
+                in.kind = ENG_IN_CALL;
+                in.call.window = m->judge_window;
+                in.call.call = call;
+                in.call.press_us = p->time_us + m->clock_offset_us;
+                snprintf(who, sizeof who, "pad %s", m->pads[p->seat]);
+        } else {
+                in.kind = ENG_IN_TIE;
+                in.tie.window = m->judge_window;
+                for (size_t i = 0; i < res->n_first; i++)
+                        in.tie.seats |= 1u << res->first[i].seat;
+                in.tie.press_us = res->earliest_us + m->clock_offset_us;
+                snprintf(who, sizeof who, "pads");
+        }
+        int64_t id = m->id;
+        r = match_submit(m, &in, MATCH_SOURCE_PAD, who, on_pad_input_done, NULL);
+        /* -EPROTO: the match went to a referee and m is gone. */
+        if (r < 0 && r != -EPROTO)
+                log_warning("match %" PRId64 ": the judged %s for window %" PRIu32 " is lost: %s", id,
+                            in.kind == ENG_IN_TIE ? "tie" : "call", m->judge_window, strerror(-r));
+}
+
+/* Asks the judge for its decision.  "Now" for the judge is set back by the
+ * driver's settle window: only presses older than that are sure to have
+ * been delivered (matches.h, "Pads"). */
+static void judge_check(struct match *m) {
+        struct judge_result res;
+        int64_t lag = m->reg->pads ? padbus_effective_settle_us(m->reg->pads) : 0, now = now_usec() - lag, wake;
+        int r;
+
+        if (!m->judging)
+                return;
+        evtimer_del(m->judge_timer);
+        r = judge_poll(&m->judge, now, &wake, &res);
+        if (r < 0)
+                return;
+        if (r == JUDGE_PENDING) {
+                if (wake != JUDGE_NEVER) {
+                        struct timeval tv = usec_to_timeval(wake > now ? wake - now : 0);
+                        evtimer_add(m->judge_timer, &tv);
+                }
+                return;
+        }
+        submit_decision(m, &res);
+}
+
+static void on_judge_timer(evutil_socket_t fd, short what, void *userdata) {
+        (void) fd, (void) what;
+        judge_check(userdata);
+}
+
+/* The running or paused match with this pad at a seat. */
+static struct match *match_of_pad(struct matches *reg, const char *pad, int *ret_seat) {
+        for (struct match *m = reg->list; m; m = m->next) {
+                enum eng_status st;
+
+                if (m->aborted || m->stale)
+                        continue;
+                st = m->game->status(m->state);
+                if (st != ENG_STATUS_RUNNING && st != ENG_STATUS_PAUSED)
+                        continue;
+                for (unsigned s = 0; s < m->n_seats; s++)
+                        if (strcmp(m->pads[s], pad) == 0) {
+                                *ret_seat = (int) s;
+                                return m;
+                        }
+        }
+        return NULL;
+}
+
+void matches_pad_pressed(struct matches *reg, const struct pad_press *press) {
+        enum judge_reason reason;
+        struct match *m;
+        int seat, call, r;
+
+        m = match_of_pad(reg, press->pad->id, &seat);
+        if (!m) {
+                reg->unassigned_presses++;
+                return;
+        }
+        /* A button the game gives no meaning is no call: it never reaches
+         * the judge, so it neither wins a window nor counts as a false start. */
+        if (m->game->call_of_button(press->button, &call) < 0) {
+                m->ignored_presses++;
+                log_debug("match %" PRId64 ": pad %s button %u is no call: ignored", m->id, press->pad->id,
+                          press->button);
+                return;
+        }
+        struct judge_press jp = {
+                .id = press->seq,
+                .time_us = press->time_usec,
+                .uncertainty_us = press->uncertainty_usec,
+                .received_us = press->received_usec,
+                .seat = (uint8_t) seat,
+                .button = press->button,
+                .receive_time = press->clock_fallback,
+        };
+        r = judge_press(&m->judge, &jp, &reason);
+        if (r < 0 || reason != JUDGE_HELD) {
+                m->ignored_presses++;
+                log_debug("match %" PRId64 ": press %" PRIu64 " from pad %s not judged: %s", m->id, press->seq,
+                          press->pad->id, r < 0 ? strerror(-r) : judge_reason_name(reason));
+        }
+        judge_check(m);
+}
+
+uint64_t matches_unassigned_presses(const struct matches *reg) {
+        return reg->unassigned_presses;
+}
+
+void matches_set_pads(struct matches *reg, struct padbus *pads) {
+        reg->pads = pads;
 }
 
 struct store *matches_store(const struct matches *reg) {

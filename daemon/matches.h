@@ -51,6 +51,22 @@
  * with it; on the first difference the match gets needs_referee (the
  * reason), a warning is logged, and it is not run.
  *
+ * Pads.  A match's seats carry the pad their table bound to them when the
+ * match was created (the stored seats JSON, read back on creation and on
+ * start-up); later changes to the table do not move a match's pads.  Each
+ * live match has a first-press judge (engine/judge.h) that follows the
+ * engine's window requests: ENG_REQ_WINDOW_OPEN opens it at the window's
+ * open time in host time (match time − clock_offset_us) for the allowed
+ * seats, ENG_REQ_WINDOW_CLOSE closes it.  A press goes to the running (or
+ * paused) match that has its pad at a seat; the judge's decision becomes an
+ * ENG_IN_CALL or ENG_IN_TIE that takes the same write-then-publish path as
+ * a referee's input.  The judge is polled on every press and at the wake-up
+ * it names, always with "now" set back by the driver's settle window: the
+ * driver holds a press that long before delivering it, and the judge must
+ * have every press received by the "now" it is asked about (docs/judge.md,
+ * "The caller's one rule").  Pad feedback requests are sent once the input
+ * that made them is stored, alongside its events.
+ *
  * Ownership: the registry owns its matches; a match stays allocated while
  * writes for it are in flight.
  */
@@ -62,9 +78,12 @@
 #include <jansson.h>
 
 #include "engine/engine.h"
+#include "engine/judge.h"
 
 struct event;
 struct loop;
+struct pad_press;
+struct padbus;
 struct sse_hub;
 struct store;
 struct matches;
@@ -75,6 +94,8 @@ struct matches;
 #define MATCH_WHO_MAX           64
 /* A reason for needs_referee. */
 #define MATCH_REASON_MAX        256
+/* A pad id (hardware/padbus.h PAD_ID_LEN hex digits) and its NUL. */
+#define MATCH_PAD_ID_MAX        17
 
 enum match_source {
         MATCH_SOURCE_REFEREE,
@@ -98,6 +119,14 @@ struct match {
         int64_t clock_offset_us;        /* match time − now_usec() */
         bool window_open;
         uint32_t window;                /* the open (or last) window id */
+        int64_t window_open_us;         /* its open time, match time */
+        uint32_t window_seats;          /* the seats it allows */
+        char pads[ENG_MAX_SEATS][MATCH_PAD_ID_MAX];     /* per seat; "" for none */
+        struct judge judge;
+        bool judging;                   /* the judge has a window for judge_window */
+        uint32_t judge_window;
+        struct event *judge_timer;      /* the judge's wake-up */
+        uint64_t ignored_presses;       /* from its pads, that made no input */
         bool aborted;
         bool stale;                     /* a write failed; rebuilt on the next READY */
         bool released;                  /* freed when pending drops to 0 */
@@ -115,6 +144,17 @@ typedef void (*match_created_fn)(void *userdata, struct match *m, json_t *stored
 
 int matches_new(struct loop *loop, struct store *store, struct sse_hub *hub, struct matches **ret);
 void matches_free(struct matches *reg);        /* accepts NULL */
+
+/* Pad feedback goes to pads, and the judge's settle window is the
+ * driver's (padbus_effective_settle_us).  Without it presses are not
+ * judged and no feedback is sent. */
+void matches_set_pads(struct matches *reg, struct padbus *pads);
+
+/* A press from the pad bus: judged for the running match that has its pad
+ * at a seat, or counted as unassigned. */
+void matches_pad_pressed(struct matches *reg, const struct pad_press *press);
+/* Presses from pads at no seat of a running match, since start-up. */
+uint64_t matches_unassigned_presses(const struct matches *reg);
 
 /* The store became READY: drops stale matches and rebuilds every unfinished
  * match that is not live (see "Replay check"). */

@@ -209,11 +209,13 @@ static void fill_health(void *userdata, json_t *h) {
         unsigned ports_open = 0;
         for (size_t i = 0; i < padbus_n_ports(s->pads); i++)
                 ports_open += padbus_port(s->pads, i)->open;
-        json_object_set_new(h, "pads", json_pack("{s:i, s:i, s:i, s:i}",
+        json_object_set_new(h, "pads", json_pack("{s:i, s:i, s:i, s:i, s:I}",
                                                  "connected", (int) padbus_connected(s->pads),
                                                  "known", (int) padbus_n_pads(s->pads),
                                                  "ports", (int) padbus_n_ports(s->pads),
-                                                 "ports_open", (int) ports_open));
+                                                 "ports_open", (int) ports_open,
+                                                 "unassigned_presses",
+                                                 (json_int_t) matches_unassigned_presses(s->matches)));
         json_object_set_new(h, "tokens", json_pack("{s:b, s:I}", "loaded", auth_loaded(s->auth), "count",
                                                    (json_int_t) auth_count(s->auth)));
 }
@@ -234,6 +236,7 @@ static void on_pad_pressed(void *userdata, const struct pad_press *press) {
         struct service *s = userdata;
         bus_pads_pressed(s->bus, press);
         api_events_press(s->events, press);
+        matches_pad_pressed(s->matches, press);
 }
 
 /* SIGHUP: re-read the file; apply what can change while running, keep the
@@ -428,6 +431,7 @@ static int start(struct service *s) {
         if (r < 0)
                 return r;       /* logged */
         s->deps.pads = s->pads;
+        matches_set_pads(s->matches, s->pads);
         r = bus_pads_setup(s->bus, s->pads);
         if (r < 0)
                 return log_error_errno(r, "cannot export pads on D-Bus: %s", strerror(-r));

@@ -748,23 +748,71 @@ const struct padbus_port *padbus_port(const struct padbus *b, size_t i) {
         return i < b->n_ports ? &b->ports[i].pub : NULL;
 }
 
-int padbus_identify(struct padbus *b, const char *id) {
-        struct pad_state *s = NULL;
-        struct frame f;
-
+/* The connected pad called id: 0 with *ret, -ENOENT or -ENOTCONN. */
+static int connected_pad(struct padbus *b, const char *id, struct pad_state **ret) {
         for (size_t i = 0; i < b->n_pads; i++)
-                if (strcmp(b->pads[i]->pub.id, id) == 0)
-                        s = b->pads[i];
-        if (!s)
-                return -ENOENT;
-        if (!s->pub.connected)
-                return -ENOTCONN;
+                if (strcmp(b->pads[i]->pub.id, id) == 0) {
+                        if (!b->pads[i]->pub.connected)
+                                return -ENOTCONN;
+                        *ret = b->pads[i];
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+int padbus_identify(struct padbus *b, const char *id) {
+        struct pad_state *s;
+        struct frame f;
+        int r = connected_pad(b, id, &s);
+
+        if (r < 0)
+                return r;
         proto_pack_light(&f, &(struct proto_light) { .button = 0xff, .mode = PROTO_LIGHT_BLINK,
                                                      .duration_ms = IDENTIFY_BLINK_MS });
         port_send(s->port, s->pub.address, &f);
         proto_pack_buzz(&f, &(struct proto_buzz) { .duration_ms = IDENTIFY_BUZZ_MS });
         port_send(s->port, s->pub.address, &f);
         return 0;
+}
+
+int padbus_light(struct padbus *b, const char *id, uint8_t button, uint8_t mode, uint16_t duration_ms) {
+        struct pad_state *s;
+        struct frame f;
+        int r = connected_pad(b, id, &s);
+
+        if (r < 0)
+                return r;
+        proto_pack_light(&f, &(struct proto_light) { .button = button, .mode = mode, .duration_ms = duration_ms });
+        r = port_send(s->port, s->pub.address, &f);
+        return r < 0 ? r : 0;
+}
+
+int padbus_buzz(struct padbus *b, const char *id, uint8_t pattern, uint16_t duration_ms) {
+        struct pad_state *s;
+        struct frame f;
+        int r = connected_pad(b, id, &s);
+
+        if (r < 0)
+                return r;
+        proto_pack_buzz(&f, &(struct proto_buzz) { .duration_ms = duration_ms, .pattern = pattern });
+        r = port_send(s->port, s->pub.address, &f);
+        return r < 0 ? r : 0;
+}
+
+int padbus_lockout(struct padbus *b, const char *id, uint16_t button_mask) {
+        struct pad_state *s;
+        struct frame f;
+        int r = connected_pad(b, id, &s);
+
+        if (r < 0)
+                return r;
+        proto_pack_lockout(&f, &(struct proto_lockout) { .button_mask = button_mask });
+        r = port_send(s->port, s->pub.address, &f);
+        return r < 0 ? r : 0;
+}
+
+int64_t padbus_effective_settle_us(const struct padbus *b) {
+        return effective_settle(b);
 }
 
 size_t padbus_presses_since(const struct padbus *b, uint64_t after, struct pad_press *out, size_t max) {

@@ -126,6 +126,20 @@ const struct padbus_port *padbus_port(const struct padbus *b, size_t i);
  * -ENOENT unknown id, -ENOTCONN not connected. */
 int padbus_identify(struct padbus *b, const char *id);
 
+/* Pad feedback (docs/protocol.md section 6), sent at once: LIGHT a button
+ * (0xff: every button) with a proto_light_mode for duration_ms (0: until
+ * changed), BUZZ with a pattern (0 steady, 1 short beeps, 2 long-short),
+ * LOCKOUT the buttons in the mask (0: none).  0, -ENOENT unknown id,
+ * -ENOTCONN not connected, or the port's write error. */
+int padbus_light(struct padbus *b, const char *id, uint8_t button, uint8_t mode, uint16_t duration_ms);
+int padbus_buzz(struct padbus *b, const char *id, uint8_t pattern, uint16_t duration_ms);
+int padbus_lockout(struct padbus *b, const char *id, uint16_t button_mask);
+
+/* The settle window the driver holds presses for now: the widest any open
+ * port needs (padbus_settle_us over its connected pads).  Every press whose
+ * host time is more than this before now has been delivered. */
+int64_t padbus_effective_settle_us(const struct padbus *b);
+
 /* Copies up to max presses with seq > after, oldest first, from the recent
  * history (the last PADBUS_HISTORY presses); returns how many. */
 #define PADBUS_HISTORY 1024

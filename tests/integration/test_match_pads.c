@@ -1,0 +1,481 @@
+/* Pad presses drive a match: a three-seat Crash Pilot match at a table
+ * whose seats are arbiter-padsim pads on a real pty.  A correct call, a
+ * wrong call and two pads pressing at once go through the first-press judge
+ * into the engine and come out over SSE; the pads get their LIGHT and BUZZ
+ * frames; a pad at no seat of the match is counted in /v1/health and
+ * changes nothing; a seat outside a tiebreak is ignored and counted. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+
+#include "tests/integration/harness.h"
+
+/* As test_pads.c: a generous settle window for a sanitizer build. */
+static const char config_text[] =
+        "[pads]\n"
+        "settle_window = 40000\n"
+        "sync_interval = 200\n"
+        "heartbeat_timeout = 1500\n"
+        "reopen_interval = 200\n";
+
+/* padsim --uid-base 0x7300 (unlike the other tests, so that no table
+ * elsewhere holds these pads): pads 0..2 sit at the table, pad 3 at none. */
+#define UID_BASE        "29440"
+#define N_PADS          4
+static const char *const pad_ids[N_PADS] = {
+        "0000000000007300", "0000000000007301", "0000000000007302", "0000000000007303",
+};
+
+/* A Crash Pilot pad's button b calls row b + 1; button 6 is "doesn't fit"
+ * (docs/protocol.md section 7). */
+#define DOESNT_FIT_CALL         7
+#define DOESNT_FIT_BUTTON       6
+
+#define MAX_EVENTS 256
+
+static struct daemon_proc daemon_;
+static struct padsim_proc sim;
+static char *link_path, *config_path, *admin_token, *referee_token;
+static json_int_t table_id;
+
+struct event {
+        char name[48];
+        json_t *data;
+};
+
+struct stream {
+        CURLM *multi;
+        CURL *easy;
+        char *buf;
+        size_t len, parsed;
+        bool done, opened;
+        struct event events[MAX_EVENTS];
+        size_t n_events;
+};
+
+static int64_t mono_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userdata) {
+        struct stream *st = userdata;
+        size_t n = size * nmemb;
+        char *b = realloc(st->buf, st->len + n + 1);
+
+        if (!b)
+                return 0;
+        memcpy(b + st->len, ptr, n);
+        st->buf = b;
+        st->len += n;
+        st->buf[st->len] = '\0';
+        return n;
+}
+
+static void parse(struct stream *st) {
+        char *end;
+
+        while ((end = strstr(st->buf + st->parsed, "\n\n"))) {
+                struct event ev = { 0 };
+                char *block = strndup(st->buf + st->parsed, (size_t) (end - (st->buf + st->parsed)));
+                char *save = NULL;
+
+                st->parsed = (size_t) (end + 2 - st->buf);
+                for (char *l = strtok_r(block, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                        if (strncmp(l, "retry: ", 7) == 0)
+                                st->opened = true;
+                        else if (strncmp(l, "event: ", 7) == 0)
+                                snprintf(ev.name, sizeof ev.name, "%s", l + 7);
+                        else if (strncmp(l, "data: ", 6) == 0)
+                                ev.data = json_loads(l + 6, JSON_DECODE_ANY, NULL);
+                }
+                free(block);
+                if (ev.data) {
+                        assert_true(st->n_events < MAX_EVENTS);
+                        st->events[st->n_events++] = ev;
+                }
+        }
+}
+
+static void pump(struct stream *st, int ms) {
+        int64_t deadline = mono_ms() + ms;
+
+        do {
+                int running = 0, left;
+                CURLMsg *m;
+
+                curl_multi_perform(st->multi, &running);
+                while ((m = curl_multi_info_read(st->multi, &left)))
+                        if (m->msg == CURLMSG_DONE)
+                                st->done = true;
+                parse(st);
+                if (st->done)
+                        return;
+                curl_multi_poll(st->multi, NULL, 0, 20, NULL);
+        } while (mono_ms() < deadline);
+}
+
+/* The stream's socket must not outlive the test in a child it forks. */
+static int on_sockopt(void *userdata, curl_socket_t fd, curlsocktype purpose) {
+        (void) userdata, (void) purpose;
+        return fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ? CURL_SOCKOPT_ERROR : CURL_SOCKOPT_OK;
+}
+
+static void stream_open(struct stream *st, const char *path) {
+        char url[512];
+
+        memset(st, 0, sizeof *st);
+        st->buf = strdup("");
+        st->multi = curl_multi_init();
+        st->easy = curl_easy_init();
+        snprintf(url, sizeof url, "%s%s", daemon_.url, path);
+        curl_easy_setopt(st->easy, CURLOPT_URL, url);
+        curl_easy_setopt(st->easy, CURLOPT_WRITEFUNCTION, on_data);
+        curl_easy_setopt(st->easy, CURLOPT_WRITEDATA, st);
+        curl_easy_setopt(st->easy, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(st->easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt);
+        curl_multi_add_handle(st->multi, st->easy);
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; !st->opened && !st->done && mono_ms() < deadline;)
+                pump(st, 50);
+        if (!st->opened)
+                fail_msg("GET %s sent no \"retry:\" line: %s", path, st->buf);
+}
+
+static void stream_close(struct stream *st) {
+        for (size_t i = 0; i < st->n_events; i++)
+                json_decref(st->events[i].data);
+        curl_multi_remove_handle(st->multi, st->easy);
+        curl_easy_cleanup(st->easy);
+        curl_multi_cleanup(st->multi);
+        free(st->buf);
+        memset(st, 0, sizeof *st);
+}
+
+/* The first event at or after *from named one of names, waiting for it;
+ * *from moves past it. */
+static const struct event *next_event(struct stream *st, size_t *from, const char *const *names) {
+        int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
+
+        for (;;) {
+                for (size_t i = *from; i < st->n_events; i++)
+                        for (const char *const *n = names; *n; n++)
+                                if (strcmp(st->events[i].name, *n) == 0) {
+                                        *from = i + 1;
+                                        return &st->events[i];
+                                }
+                if (st->done || mono_ms() > deadline)
+                        fail_msg("no %s event arrived after #%zu (%s)", names[0], *from, st->buf);
+                pump(st, 50);
+        }
+}
+
+static void expect(const struct http_reply *r, long status) {
+        if (r->status != status)
+                fail_msg("expected HTTP %ld, got %ld: %s", status, r->status, r->body);
+}
+
+static json_t *match_of(json_int_t id) {
+        struct http_reply r;
+        char path[64];
+
+        snprintf(path, sizeof path, "/v1/matches/%lld", (long long) id);
+        http_get(&daemon_, path, NULL, &r);
+        expect(&r, 200);
+        json_t *j = json_incref(r.json);
+        http_reply_done(&r);
+        return j;
+}
+
+static json_int_t window_id(json_t *v) {
+        return json_integer_value(json_object_get(json_object_get(v, "window"), "id"));
+}
+
+/* Waits for an open window other than after; returns the public view. */
+static json_t *wait_window(json_int_t id, json_int_t after) {
+        int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
+
+        for (;;) {
+                json_t *m = match_of(id), *v = json_incref(json_object_get(m, "view"));
+                json_t *w = json_object_get(v, "window");
+                json_decref(m);
+                if (json_is_object(w) && json_integer_value(json_object_get(w, "id")) != after &&
+                    json_is_object(json_object_get(v, "face_up")))
+                        return v;
+                json_decref(v);
+                if (mono_ms() > deadline)
+                        fail_msg("no new window opened in match %lld", (long long) id);
+                usleep(20000);
+        }
+}
+
+/* The pad button for a legal call on the face-up card (or, with
+ * want_wrong, a wrong one), as test_matches.c picks its calls. */
+static int pick_button(json_t *v, bool want_wrong) {
+        json_t *face = json_object_get(v, "face_up"), *rows = json_object_get(v, "rows"), *row, *card;
+        json_int_t obj = json_integer_value(json_object_get(face, "object")),
+                   col = json_integer_value(json_object_get(face, "colour"));
+        size_t r, i;
+        int legal = 0, wrong = 0, c;
+
+        json_array_foreach(rows, r, row) {
+                bool fits = true;
+                json_array_foreach(row, i, card)
+                        if (json_integer_value(json_object_get(card, "object")) == obj ||
+                            json_integer_value(json_object_get(card, "colour")) == col)
+                                fits = false;
+                if (fits && !legal)
+                        legal = (int) r + 1;
+                if (!fits && !wrong)
+                        wrong = (int) r + 1;
+        }
+        c = want_wrong ? (wrong ? wrong : DOESNT_FIT_CALL) : (legal ? legal : DOESNT_FIT_CALL);
+        return c == DOESNT_FIT_CALL ? DOESNT_FIT_BUTTON : c - 1;
+}
+
+static json_int_t health_unassigned(void) {
+        struct http_reply r;
+
+        http_get(&daemon_, "/v1/health", NULL, &r);
+        json_t *pads = json_object_get(r.json, "pads");
+        assert_true(json_is_integer(json_object_get(pads, "unassigned_presses")));
+        json_int_t n = json_integer_value(json_object_get(pads, "unassigned_presses"));
+        http_reply_done(&r);
+        return n;
+}
+
+static size_t log_length(json_int_t id) {
+        struct http_reply r;
+        char path[64];
+
+        snprintf(path, sizeof path, "/v1/matches/%lld/log", (long long) id);
+        http_get(&daemon_, path, referee_token, &r);
+        expect(&r, 200);
+        size_t n = json_array_size(json_object_get(r.json, "items"));
+        http_reply_done(&r);
+        return n;
+}
+
+static void wait_padsim_log(const char *needle) {
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; !padsim_log_contains(&sim, needle);) {
+                if (mono_ms() > deadline)
+                        fail_msg("padsim never logged \"%s\"", needle);
+                usleep(50000);
+        }
+}
+
+static bool all_synced(void) {
+        struct http_reply r;
+        size_t i, n = 0;
+        json_t *p;
+
+        http_get(&daemon_, "/v1/pads", NULL, &r);
+        json_array_foreach(json_object_get(r.json, "items"), i, p)
+                n += json_is_true(json_object_get(p, "connected")) &&
+                     json_is_true(json_object_get(json_object_get(p, "clock"), "synced"));
+        http_reply_done(&r);
+        return n == N_PADS;
+}
+
+static int setup(void **state) {
+        struct http_reply r;
+        char body[512];
+        (void) state;
+
+        assert_true(asprintf(&link_path, "%s/%s", harness_env("ARBITER_TEST_TMP"), unique_name("tty")) > 0);
+        assert_true(asprintf(&config_path, "%s/%s.conf", harness_env("ARBITER_TEST_TMP"), unique_name("mp")) > 0);
+        FILE *f = fopen(config_path, "w");
+        assert_non_null(f);
+        fputs(config_text, f);
+        fclose(f);
+
+        const char *sim_args[] = { "--pads", "4", "--link", link_path, "--seed", "11", "--uid-base", UID_BASE,
+                                   NULL };
+        padsim_start(&sim, sim_args);
+
+        char *env_pads, *arg;
+        assert_true(asprintf(&env_pads, "ARBITER_PADS=%s", link_path) > 0);
+        assert_true(asprintf(&arg, "--config=%s", config_path) > 0);
+        const char *env[] = { env_pads, NULL };
+        const char *args[] = { arg, NULL };
+        daemon_start(&daemon_, env, args, true);
+        free(env_pads);
+        free(arg);
+        admin_token = create_token("admin", unique_name("admin"));
+        referee_token = create_token("referee", unique_name("referee"));
+        assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; !all_synced();) {
+                if (mono_ms() > deadline)
+                        fail_msg("the %d simulated pads did not all connect and sync", N_PADS);
+                usleep(50000);
+        }
+
+        snprintf(body, sizeof body, "{\"name\": \"%s\", \"seats\": [{\"seat\": 1, \"pad\": \"%s\"}, "
+                 "{\"seat\": 2, \"pad\": \"%s\"}, {\"seat\": 3, \"pad\": \"%s\"}]}",
+                 unique_name("padtable"), pad_ids[0], pad_ids[1], pad_ids[2]);
+        http_post_json(&daemon_, "/v1/tables", admin_token, body, &r);
+        expect(&r, 201);
+        table_id = json_integer_value(json_object_get(r.json, "id"));
+        http_reply_done(&r);
+        return 0;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        int st = daemon_stop(&daemon_, SIGTERM, NULL);
+        padsim_stop(&sim);
+        free(link_path);
+        free(config_path);
+        free(admin_token);
+        free(referee_token);
+        return st == 0 ? 0 : -1;
+}
+
+static void press(int pad, int button, int in_us) {
+        padsim_send(&sim, "{\"in_us\":%d,\"pad\":%d,\"button\":%d,\"press\":true}", in_us, pad, button);
+}
+
+static void presses_on_the_pads_are_judged_into_calls(void **state) {
+        static const char *const judged[] = { "call_judged", NULL };
+        static const char *const tie_or_call[] = { "tiebreak_started", "call_judged", NULL };
+        struct stream st;
+        struct http_reply r;
+        char path[96], body[256];
+        size_t at = 0;
+        json_t *v;
+        const struct event *ev;
+        (void) state;
+
+        /* The pause between verdict and next reveal is longer than the
+         * judge's 250 ms cooldown, so a seat's next press always counts. */
+        snprintf(body, sizeof body, "{\"game\": \"crash-pilot\", \"table\": %lld, \"players\": [\"Ana\", \"Ben\", "
+                 "\"Cy\"], \"seed\": 7, \"config\": {\"reveal\": {\"pause_ms\": 300, \"timeout_ms\": 60000}}}",
+                 (long long) table_id);
+        http_post_json(&daemon_, "/v1/matches", referee_token, body, &r);
+        expect(&r, 201);
+        json_int_t id = json_integer_value(json_object_get(r.json, "id"));
+        json_t *seat1 = json_array_get(json_object_get(r.json, "seats"), 0);
+        assert_string_equal(json_string_value(json_object_get(seat1, "pad")), pad_ids[0]);
+        http_reply_done(&r);
+
+        snprintf(path, sizeof path, "/v1/events?topic=match/%lld", (long long) id);
+        stream_open(&st, path);
+        snprintf(path, sizeof path, "/v1/matches/%lld/start", (long long) id);
+        http_post_json(&daemon_, path, referee_token, "{}", &r);
+        expect(&r, 200);
+        http_reply_done(&r);
+
+        /* seat 1 (pad 0) calls correctly: the judge's winner, with a reaction time */
+        v = wait_window(id, 0);
+        json_int_t w = window_id(v);
+        press(0, pick_button(v, false), 1000);
+        json_decref(v);
+        ev = next_event(&st, &at, judged);
+        assert_int_equal(json_integer_value(json_object_get(ev->data, "seat")), 1);
+        assert_string_equal(json_string_value(json_object_get(ev->data, "verdict")), "correct");
+        assert_true(json_integer_value(json_object_get(ev->data, "reaction_us")) > 0);
+        wait_padsim_log("pad 0: light");
+
+        /* seat 2 (pad 1) calls wrongly: a chip and a buzz */
+        v = wait_window(id, w);
+        w = window_id(v);
+        press(1, pick_button(v, true), 1000);
+        json_decref(v);
+        ev = next_event(&st, &at, judged);
+        assert_int_equal(json_integer_value(json_object_get(ev->data, "seat")), 2);
+        assert_string_equal(json_string_value(json_object_get(ev->data, "verdict")), "wrong");
+        wait_padsim_log("pad 1: buzz");
+
+        /* pads 0 and 2 press at the same scheduled time: their presses lie
+         * within each other's error bounds, so the judge calls a tie and a
+         * tiebreak starts for seats 1 and 3.  Should the two clocks happen
+         * to order them beyond doubt, the judge names one winner instead:
+         * then it must be one of the two and the call comes from a pad. */
+        v = wait_window(id, w);
+        w = window_id(v);
+        int b = pick_button(v, false);
+        json_decref(v);
+        press(0, b, 5000);
+        press(2, b, 5000);
+        ev = next_event(&st, &at, tie_or_call);
+        if (strcmp(ev->name, "tiebreak_started") == 0) {
+                json_t *seats = json_object_get(ev->data, "seats");
+                assert_int_equal(json_array_size(seats), 2);
+                assert_int_equal(json_integer_value(json_array_get(seats, 0)), 1);
+                assert_int_equal(json_integer_value(json_array_get(seats, 1)), 3);
+                wait_padsim_log("pad 2: light");
+
+                /* seat 2 is not in the tiebreak: its press is ignored and counted */
+                v = wait_window(id, w);
+                w = window_id(v);
+                json_decref(v);
+                size_t before = log_length(id);
+                press(1, 0, 1000);
+                for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS;;) {
+                        json_t *m = match_of(id);
+                        json_int_t ignored = json_integer_value(json_object_get(m, "ignored_presses"));
+                        json_decref(m);
+                        if (ignored >= 1)
+                                break;
+                        if (mono_ms() > deadline)
+                                fail_msg("the press of a seat outside the tiebreak was not counted");
+                        usleep(50000);
+                }
+                assert_int_equal(log_length(id), before);
+        } else {
+                json_int_t seat = json_integer_value(json_object_get(ev->data, "seat"));
+                assert_true(seat == 1 || seat == 3);
+                print_message("# the simultaneous presses were ordered: seat %lld won\n", (long long) seat);
+                v = wait_window(id, w);         /* the next card is up and waits 60 s */
+                json_decref(v);
+        }
+
+        /* a pad at no seat of this match changes nothing and is counted */
+        json_int_t unassigned = health_unassigned();
+        size_t before = log_length(id);
+        json_t *m0 = match_of(id);
+        press(3, 0, 1000);
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; health_unassigned() <= unassigned;) {
+                if (mono_ms() > deadline)
+                        fail_msg("the press of a pad at no seat was not counted in /v1/health");
+                usleep(50000);
+        }
+        assert_int_equal(log_length(id), before);
+        json_t *m1 = match_of(id);
+        assert_true(json_equal(json_object_get(m0, "view"), json_object_get(m1, "view")));
+        json_decref(m0);
+        json_decref(m1);
+
+        /* every judged input is in the log as coming from a pad */
+        snprintf(path, sizeof path, "/v1/matches/%lld/log", (long long) id);
+        http_get(&daemon_, path, referee_token, &r);
+        expect(&r, 200);
+        size_t i, pads = 0;
+        json_t *it;
+        json_array_foreach(json_object_get(r.json, "items"), i, it)
+                pads += strcmp(json_string_value(json_object_get(it, "source")), "pad") == 0;
+        assert_true(pads >= 3);
+        http_reply_done(&r);
+
+        stream_close(&st);
+        snprintf(path, sizeof path, "/v1/matches/%lld/abort", (long long) id);
+        http_post_json(&daemon_, path, referee_token, "{}", &r);
+        expect(&r, 200);
+        http_reply_done(&r);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(presses_on_the_pads_are_judged_into_calls),
+        };
+        curl_global_init(CURL_GLOBAL_ALL);
+        int r = cmocka_run_group_tests(tests, setup, teardown);
+        curl_global_cleanup();
+        return r;
+}
