@@ -11,6 +11,7 @@
 #include <event2/event.h>
 
 #include "api/sse.h"
+#include "bus/matches.h"
 #include "common/log.h"
 #include "common/loop.h"
 #include "common/time.h"
@@ -35,6 +36,7 @@ struct matches {
         struct match *list;
         bool loading;
         struct padbus *pads;            /* NULL: presses are not judged */
+        struct bus *bus;                /* NULL: not on D-Bus */
         uint64_t unassigned_presses;
 };
 
@@ -79,6 +81,8 @@ static void match_free(struct match *m) {
 static void match_release(struct match *m) {
         struct match **p;
 
+        /* Announced while the bus can still read the object's interfaces. */
+        bus_matches_removed(m->reg->bus, m->id);
         for (p = &m->reg->list; *p; p = &(*p)->next)
                 if (*p == m) {
                         *p = m->next;
@@ -161,16 +165,21 @@ static struct match *match_alloc(struct matches *reg, const struct eng_game *g) 
         return m;
 }
 
-/* Takes each seat's pad from the stored seats [{seat (1-based), name, pad}]. */
+/* Takes each seat's pad and name from the stored seats [{seat (1-based),
+ * name, pad}]. */
 static void load_pads(struct match *m, json_t *seats) {
         json_t *it;
         size_t i;
 
         memset(m->pads, 0, sizeof m->pads);
+        memset(m->names, 0, sizeof m->names);
         json_array_foreach(seats, i, it) {
                 json_int_t seat = json_integer_value(json_object_get(it, "seat"));
-                const char *pad = json_string_value(json_object_get(it, "pad"));
+                const char *pad = json_string_value(json_object_get(it, "pad")),
+                           *name = json_string_value(json_object_get(it, "name"));
 
+                if (seat >= 1 && seat <= ENG_MAX_SEATS && name)
+                        snprintf(m->names[seat - 1], MATCH_NAME_MAX, "%s", name);
                 if (seat < 1 || seat > ENG_MAX_SEATS || !pad || strlen(pad) != MATCH_PAD_ID_MAX - 1)
                         continue;
                 memcpy(m->pads[seat - 1], pad, MATCH_PAD_ID_MAX);
@@ -291,6 +300,7 @@ static void on_input_stored(void *userdata, const PGresult *res, const char *err
                         evtimer_del(m->timer);
         } else if (!m->released) {
                 publish(m, &w->in, &w->out);
+                bus_matches_published(m->reg->bus, m->id, m->game, &w->out);
                 send_feedback(m, &w->out);
         }
         if (w->done)
@@ -463,6 +473,7 @@ static void on_match_stored(void *userdata, const PGresult *res, const char *err
         load_pads(m, json_object_get(j, "seats"));
         m->next = m->reg->list;
         m->reg->list = m;
+        bus_matches_added(m->reg->bus, m->id);
         c->cb(c->userdata, m, j, NULL);
         json_decref(j);
         free(c);
@@ -531,6 +542,8 @@ static void on_aborted(void *userdata, const PGresult *res, const char *error) {
                 sse_publish(m->reg->hub, topic, "match_aborted", json_pack("{s:s, s:I}", "kind", "match_aborted",
                                                                           "match", (json_int_t) m->id));
         }
+        if (res && !m->released)
+                bus_matches_changed(m->reg->bus, m->id);
         c->done(c->userdata, m, res ? NULL : error);
         if (m->released && m->pending == 0)
                 match_free(m);
@@ -678,6 +691,7 @@ static void on_loaded(void *userdata, const PGresult *res, const char *error) {
                 }
                 m->next = reg->list;
                 reg->list = m;
+                bus_matches_added(reg->bus, m->id);
                 judge_follow(m);
                 arm_timer(m);
                 live++;
@@ -844,6 +858,45 @@ uint64_t matches_unassigned_presses(const struct matches *reg) {
 
 void matches_set_pads(struct matches *reg, struct padbus *pads) {
         reg->pads = pads;
+}
+
+/* ---- D-Bus (bus/matches.h) ---------------------------------------------- */
+
+static int bus_lookup(void *userdata, int64_t id, struct bus_match_info *ret) {
+        struct match *m = matches_find(userdata, id);
+
+        if (!m)
+                return -ENOENT;
+        *ret = (struct bus_match_info) {
+                .id = m->id,
+                .game = m->game,
+                .state = m->state,
+                .state_name = match_state_name(m),
+                .n_seats = m->n_seats,
+                .window = m->window_open ? m->window : 0,
+        };
+        for (unsigned s = 0; s < m->n_seats && s < ENG_MAX_SEATS; s++) {
+                ret->names[s] = m->names[s];
+                ret->pads[s] = m->pads[s];
+        }
+        return 0;
+}
+
+static size_t bus_list(void *userdata, int64_t *ids, size_t cap) {
+        struct matches *reg = userdata;
+        size_t n = 0;
+
+        for (struct match *m = reg->list; m; m = m->next, n++)
+                if (n < cap)
+                        ids[n] = m->id;
+        return n;
+}
+
+static const struct bus_match_ops bus_ops = { .lookup = bus_lookup, .list = bus_list };
+
+int matches_set_bus(struct matches *reg, struct bus *b) {
+        reg->bus = b;
+        return bus_matches_setup(b, &bus_ops, reg);
 }
 
 struct store *matches_store(const struct matches *reg) {

@@ -80,6 +80,7 @@
 #include "engine/engine.h"
 #include "engine/judge.h"
 
+struct bus;
 struct event;
 struct loop;
 struct pad_press;
@@ -96,6 +97,8 @@ struct matches;
 #define MATCH_REASON_MAX        256
 /* A pad id (hardware/padbus.h PAD_ID_LEN hex digits) and its NUL. */
 #define MATCH_PAD_ID_MAX        17
+/* A player's name (api/tokens.c NAME_MAX_BYTES) and its NUL. */
+#define MATCH_NAME_MAX          65
 
 enum match_source {
         MATCH_SOURCE_REFEREE,
@@ -122,6 +125,7 @@ struct match {
         int64_t window_open_us;         /* its open time, match time */
         uint32_t window_seats;          /* the seats it allows */
         char pads[ENG_MAX_SEATS][MATCH_PAD_ID_MAX];     /* per seat; "" for none */
+        char names[ENG_MAX_SEATS][MATCH_NAME_MAX];      /* per seat, for D-Bus */
         struct judge judge;
         bool judging;                   /* the judge has a window for judge_window */
         uint32_t judge_window;
@@ -149,6 +153,10 @@ void matches_free(struct matches *reg);        /* accepts NULL */
  * driver's (padbus_effective_settle_us).  Without it presses are not
  * judged and no feedback is sent. */
 void matches_set_pads(struct matches *reg, struct padbus *pads);
+
+/* Exports the live matches on D-Bus (bus/matches.h) and announces their
+ * events there once stored; b may be NULL.  0 or -errno. */
+int matches_set_bus(struct matches *reg, struct bus *b);
 
 /* A press from the pad bus: judged for the running match that has its pad
  * at a seat, or counted as unassigned. */

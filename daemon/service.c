@@ -435,6 +435,9 @@ static int start(struct service *s) {
         r = bus_pads_setup(s->bus, s->pads);
         if (r < 0)
                 return log_error_errno(r, "cannot export pads on D-Bus: %s", strerror(-r));
+        r = matches_set_bus(s->matches, s->bus);
+        if (r < 0)
+                return log_error_errno(r, "cannot export matches on D-Bus: %s", strerror(-r));
         update_status(s);
         check_ready(s);
         return 0;

@@ -3,7 +3,8 @@
  * inputs (a correct call, a wrong call, a tie and its tiebreak, an
  * elimination), its events over SSE, its stored log with state hashes, the
  * reveal timer, bad inputs, and a kill -9 mid-match after which the
- * rebuilt match shows the same view and hash and takes the next call. */
+ * rebuilt match shows the same view and hash and takes the next call; and
+ * the live match as an object on D-Bus with its properties and signals. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
@@ -466,6 +467,78 @@ static void an_uncalled_reveal_expires_by_the_timer(void **state) {
         control(id, "abort", 200);
 }
 
+/* Polls the text of file until it holds every one of want[0..n). */
+static bool wait_file_has(const char *file, const char *const *want, size_t n) {
+        int st;
+
+        for (int i = 0; i < HARNESS_WAIT_MS / 50; i++) {
+                char *text = run_capture(&st, "cat '%s'", file);
+                size_t found = 0;
+                for (size_t k = 0; k < n; k++)
+                        found += strstr(text, want[k]) != NULL;
+                free(text);
+                if (found == n)
+                        return true;
+                usleep(50000);
+        }
+        return false;
+}
+
+static void a_live_match_is_an_object_on_dbus(void **state) {
+        char *out, *path, *mon;
+        int st;
+        (void) state;
+
+        json_int_t id = create_match("{\"reveal\": {\"pause_ms\": 0}}");
+        assert_true(asprintf(&path, "/org/arbiter/Arbiter1/match/%lld", (long long) id) > 0);
+        out = run_capture(&st, "busctl --user call org.arbiter.Arbiter1 /org/arbiter/Arbiter1 "
+                               "org.freedesktop.DBus.ObjectManager GetManagedObjects 2>&1");
+        assert_int_equal(st, 0);
+        assert_non_null(strstr(out, path));
+        free(out);
+
+        control(id, "start", 200);
+        json_t *v = wait_window(id, 0);
+        out = run_capture(&st, "busctl --user introspect org.arbiter.Arbiter1 '%s' 2>&1", path);
+        assert_int_equal(st, 0);
+        free(out);
+        assert_dbus_doc_matches(path, "org.arbiter.Arbiter1.Match");
+        out = run_capture(&st, "busctl --user get-property org.arbiter.Arbiter1 '%s' org.arbiter.Arbiter1.Match "
+                               "State Seats Window Chips StackSizes Rows FaceUpCard 2>&1", path);
+        assert_int_equal(st, 0);
+        assert_non_null(strstr(out, "s \"running\""));
+        assert_non_null(strstr(out, "a(yss) 3 1 \"Ana\""));
+        assert_non_null(strstr(out, "a{yu} 3 1 0 2 0 3 0"));   /* no chips yet */
+        assert_non_null(strstr(out, "aas 6 1 "));               /* six rows of one starting card */
+        assert_null(strstr(out, "s \"\"\n"));                /* a card is face up */
+        char window[32];
+        snprintf(window, sizeof window, "u %lld", (long long) window_id(v));
+        assert_non_null(strstr(out, window));
+        free(out);
+
+        /* a call posted over REST is judged on D-Bus, and the next card follows */
+        assert_true(asprintf(&mon, "%s/%s.monitor", harness_env("ARBITER_TEST_TMP"), unique_name("mon")) > 0);
+        assert_int_equal(run_cmd("timeout 20 busctl --user monitor --match "
+                                 "\"type='signal',interface='org.arbiter.Arbiter1.Match'\" "
+                                 "> '%s' 2>&1 & echo $! > '%s.pid'", mon, mon), 0);
+        usleep(500000);         /* let the monitor subscribe */
+        json_decref(call(id, 1, pick_call(v, false), 200));
+        static const char *const want[] = { "Member=CallJudged", "STRING \"correct\"", "Member=CardRevealed" };
+        bool seen = wait_file_has(mon, want, sizeof want / sizeof want[0]);
+        run_cmd("kill $(cat '%s.pid') 2>/dev/null", mon);
+        assert_true(seen);
+        free(mon);
+        json_decref(v);
+
+        control(id, "abort", 200);
+        out = run_capture(&st, "busctl --user get-property org.arbiter.Arbiter1 '%s' org.arbiter.Arbiter1.Match "
+                               "State 2>&1", path);
+        assert_int_equal(st, 0);
+        assert_non_null(strstr(out, "s \"aborted\""));
+        free(out);
+        free(path);
+}
+
 static void a_match_is_played_logged_streamed_and_survives_kill_9(void **state) {
         struct stream st;
         struct http_reply r;
@@ -581,6 +654,7 @@ int main(void) {
                 cmocka_unit_test(bad_creations_name_the_field),
                 cmocka_unit_test(unknown_match_and_seat_are_404),
                 cmocka_unit_test(an_uncalled_reveal_expires_by_the_timer),
+                cmocka_unit_test(a_live_match_is_an_object_on_dbus),
                 cmocka_unit_test(a_match_is_played_logged_streamed_and_survives_kill_9),
         };
         curl_global_init(CURL_GLOBAL_ALL);
