@@ -153,6 +153,10 @@ static const struct key keys[] = {
         { KEY("database", "migrations", KEY_STRING, migrations_dir),
           .what = "a directory path",
           .def = ARBITER_DATADIR "/migrations", .env = "ARBITER_MIGRATIONS" },
+        /* /var/lib/arbiter is the unit's StateDirectory= (systemd/arbiterd.service). */
+        { KEY("database", "spool", KEY_STRING, spool_path),
+          .what = "a file path",
+          .def = "/var/lib/arbiter/spool", .env = "ARBITER_SPOOL" },
         { KEY("dbus", "bus", KEY_BUS, bus),
           CHOICES(bus_choices), .what = "a bus", .def = "system", .env = "ARBITER_BUS" },
         { KEY("log", "level", KEY_LOG_LEVEL, log_level),

@@ -16,6 +16,7 @@
  *     ARBITER_LISTEN      http.listen        (ADDRESS:PORT)
  *     ARBITER_BUS         dbus.bus           (system | session | none)
  *     ARBITER_MIGRATIONS  database.migrations
+ *     ARBITER_SPOOL       database.spool
  *     ARBITER_WEB         http.web_root
  *     ARBITER_LOG_LEVEL   log.level
  *     ARBITER_PADS        pads.ports
@@ -57,6 +58,7 @@ struct config {
         unsigned statement_timeout_ms;  /* statement_timeout = 5000 (ms, 100..600000) */
         unsigned reconnect_max_s;       /* reconnect_max = 30 (s, 1..3600): back-off ceiling */
         char *migrations_dir;           /* migrations = ARBITER_DATADIR/migrations */
+        char *spool_path;               /* spool = /var/lib/arbiter/spool: inputs while the database is away */
 
         /* [dbus] */
         enum config_bus bus;            /* bus = system | session | none */

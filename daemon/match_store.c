@@ -1,5 +1,10 @@
 /* daemon/match_store.c — the SQL of the match runtime.  See match_store.h. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <jansson.h>
 
 #include "common/log.h"
 #include "daemon/match_store.h"
@@ -114,4 +119,68 @@ int match_store_log(struct store *s, const char *id, const char *limit, const ch
                 "       'source', i.source, 'who', i.who) AS j "
                 "     FROM match_inputs i WHERE i.match_id = $1 AND i.seq > $2 ORDER BY i.seq LIMIT $3) x)",
                 3, p, cb, userdata);
+}
+
+/* ---- spool records --------------------------------------------------- */
+
+/* The record's keys, in the order of the INSERT's parameters; the flag
+ * says whether SQL NULL is allowed there. */
+#define INPUT_FIELD(name, nullable) { #name, offsetof(struct match_store_input, name), nullable }
+static const struct input_field {
+        const char *key;
+        size_t offset;
+        bool nullable;
+} input_fields[] = {
+        INPUT_FIELD(match_id, false), INPUT_FIELD(seq, false), INPUT_FIELD(time_us, false),
+        INPUT_FIELD(seat, true), INPUT_FIELD(kind, false), INPUT_FIELD(input, false),
+        INPUT_FIELD(hash, false), INPUT_FIELD(refusal, true), INPUT_FIELD(reaction_us, true),
+        INPUT_FIELD(source, false), INPUT_FIELD(who, false), INPUT_FIELD(state, false),
+        INPUT_FIELD(result, true),
+};
+#define N_INPUT_FIELDS (sizeof input_fields / sizeof input_fields[0])
+
+static const char **input_field(const struct match_store_input *in, const struct input_field *f) {
+        return (const char **) ((char *) (uintptr_t) in + f->offset);
+}
+
+char *match_store_input_to_record(const struct match_store_input *in) {
+        json_t *o = json_object();
+        char *text;
+
+        if (!o)
+                return NULL;
+        for (size_t i = 0; i < N_INPUT_FIELDS; i++) {
+                const char *v = *input_field(in, &input_fields[i]);
+                if (json_object_set_new(o, input_fields[i].key, v ? json_string(v) : json_null()) < 0) {
+                        json_decref(o);
+                        return NULL;
+                }
+        }
+        text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_decref(o);
+        return text;
+}
+
+int match_store_input_from_record(const void *data, size_t len, struct match_store_input *ret,
+                                  json_t **ret_root) {
+        json_t *o = json_loadb(data, len, 0, NULL);
+
+        *ret = (struct match_store_input) { 0 };
+        *ret_root = NULL;
+        if (!json_is_object(o)) {
+                json_decref(o);
+                return -EBADMSG;
+        }
+        for (size_t i = 0; i < N_INPUT_FIELDS; i++) {
+                json_t *v = json_object_get(o, input_fields[i].key);
+                if (json_is_string(v))
+                        *input_field(ret, &input_fields[i]) = json_string_value(v);
+                else if (!(input_fields[i].nullable && json_is_null(v))) {
+                        json_decref(o);
+                        *ret = (struct match_store_input) { 0 };
+                        return -EBADMSG;
+                }
+        }
+        *ret_root = o;
+        return 0;
 }

@@ -9,6 +9,9 @@
 #ifndef ARBITER_DAEMON_MATCH_STORE_H
 #define ARBITER_DAEMON_MATCH_STORE_H
 
+#include <stddef.h>
+#include <jansson.h>
+
 #include "store/store.h"
 
 /* One column: the stored match as JSON (id, game, table, state, seats,
@@ -31,6 +34,22 @@ struct match_store_input {
 /* Idempotent (ON CONFLICT DO NOTHING). */
 int match_store_insert_input(struct store *s, const struct match_store_input *in, store_result_fn cb,
                              void *userdata);
+
+/* The spool record of an input (store/spool.h): a compact JSON object of
+ * exactly the parameters match_store_insert_input() sends, each a string
+ * or null, so that flushing it later writes what writing it now would
+ * have.  Pure; no database.
+ *
+ *     {"match_id": "12", "seq": "5", ..., "state": "running", "result": null}
+ *
+ * to_record returns a malloc'd NUL-terminated string (NULL: out of memory).
+ * from_record parses one and points *ret's fields into *ret_root (the
+ * caller json_decref()s it): 0, or -EBADMSG when the record is not such an
+ * object or lacks a required field (match_id, seq, time_us, kind, input,
+ * hash, source, who, state). */
+char *match_store_input_to_record(const struct match_store_input *in);
+int match_store_input_from_record(const void *data, size_t len, struct match_store_input *ret,
+                                  json_t **ret_root);
 
 /* Rows: id, game, seed, config, seats, inputs ([{seq, time_us, input,
  * state_hash, refusal}] in seq order), for every unfinished match that does

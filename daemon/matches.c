@@ -18,11 +18,16 @@
 #include "daemon/match_json.h"
 #include "daemon/match_store.h"
 #include "hardware/padbus.h"
+#include "store/spool.h"
 #include "store/store.h"
 
 /* A timer that fell due while the database was unreachable tries again
  * after this long. */
 #define MATCH_TIMER_RETRY_US    (1 * USEC_PER_SEC)
+/* A spooled input the database did not take (an error while it was
+ * READY) is tried again after this long; a lost connection waits for the
+ * next READY instead. */
+#define MATCH_FLUSH_RETRY_US    (1 * USEC_PER_SEC)
 /* Decimal int64 and its NUL. */
 #define NUM_MAX                 24
 /* LIGHT and BUZZ carry their duration in 16 bits (docs/protocol.md
@@ -38,6 +43,18 @@ struct matches {
         struct padbus *pads;            /* NULL: presses are not judged */
         struct bus *bus;                /* NULL: not on D-Bus */
         uint64_t unassigned_presses;
+
+        /* The spool (matches.h, "The spool").  Invariant: while it holds
+         * records no input is written to the database directly, so the
+         * database sees each match's inputs in seq order. */
+        struct spool *spool;            /* NULL: inputs need the database */
+        matches_fatal_fn fatal;
+        void *fatal_userdata;
+        bool broken;                    /* the spool failed: nothing more is acknowledged */
+        bool flushing;                  /* a spooled record's INSERT is in flight */
+        bool load_after_flush;          /* the rebuild waits until the spool is empty */
+        uint64_t flushed;               /* records written in this flush */
+        struct event *flush_retry;
 };
 
 /* One input on its way to the database. */
@@ -63,6 +80,8 @@ struct match_abort_ctx {
 
 static void arm_timer(struct match *m);
 static void on_judge_timer(evutil_socket_t fd, short what, void *userdata);
+static void flush_next(struct matches *reg);
+static void load_unfinished(struct matches *reg);
 
 static void match_free(struct match *m) {
         if (!m)
@@ -285,12 +304,13 @@ static void publish(struct match *m, const struct eng_input *in, const struct en
         }
 }
 
-static void on_input_stored(void *userdata, const PGresult *res, const char *error) {
-        struct match_write *w = userdata;
+/* An input is durable (stored, or spooled: ok) or could not be stored:
+ * publish and answer, or mark the match stale. */
+static void input_written(struct match_write *w, bool ok, const char *error) {
         struct match *m = w->m;
 
         m->pending--;
-        if (!res) {
+        if (!ok) {
                 if (!m->stale)
                         log_warning("match %" PRId64 ": input %" PRIu64 " could not be stored (%s); the match "
                                     "is rebuilt from the database when it is reachable again",
@@ -304,10 +324,54 @@ static void on_input_stored(void *userdata, const PGresult *res, const char *err
                 send_feedback(m, &w->out);
         }
         if (w->done)
-                w->done(w->userdata, m, res ? 0 : -EIO, &w->in, &w->out, error);
+                w->done(w->userdata, m, ok ? 0 : -EIO, &w->in, &w->out, error);
         if (m->released && m->pending == 0)
                 match_free(m);
         free(w);
+}
+
+static void on_input_stored(void *userdata, const PGresult *res, const char *error) {
+        input_written(userdata, res != NULL, error);
+}
+
+/* Whether an input goes to the spool rather than the database: when the
+ * database is not READY, and whenever the spool holds records (or one is
+ * being written), so that no input overtakes one waiting there. */
+static bool must_spool(const struct matches *reg) {
+        return reg->spool && (store_get_state(reg->store) != STORE_READY || spool_pending(reg->spool) > 0 ||
+                              reg->flushing);
+}
+
+/* The spool failed: what it holds may or may not be on disk, so nothing
+ * more may be acknowledged (REFERENCES.md: an fsync failure is fatal). */
+static void spool_failed(struct matches *reg, const char *what, int r) {
+        log_error("the spool failed %s: %s; stopping, since no input may be acknowledged after it",
+                  what, strerror(-r));
+        if (!reg->broken && reg->fatal) {
+                reg->broken = true;
+                reg->fatal(reg->fatal_userdata);
+        }
+        reg->broken = true;
+}
+
+/* Appends an input's record to the spool (fsync'd).  0, -EINVAL (it
+ * cannot be a record), or -EIO (the spool failed; logged, and the daemon
+ * stops). */
+static int spool_input(struct matches *reg, const struct match_store_input *row) {
+        char *text = match_store_input_to_record(row);
+        int r;
+
+        if (!text)
+                return -ENOMEM;
+        r = spool_append(reg->spool, text, strlen(text));
+        free(text);
+        if (r == -EINVAL)
+                return r;
+        if (r < 0) {
+                spool_failed(reg, "to take an input", r);
+                return -EIO;
+        }
+        return 0;
 }
 
 /* The reaction time of an accepted call: what its call_judged says. */
@@ -354,8 +418,11 @@ int match_submit(struct match *m, struct eng_input *in, enum match_source source
 
         if (m->aborted)
                 return -ESHUTDOWN;
-        if (m->stale || store_get_state(m->reg->store) != STORE_READY)
+        bool spooled = must_spool(m->reg);
+        if (m->stale || (!spooled && store_get_state(m->reg->store) != STORE_READY))
                 return -ENOTCONN;
+        if (spooled && m->reg->broken)
+                return -EIO;
         w = calloc(1, sizeof *w);
         if (!w)
                 return -ENOMEM;
@@ -399,7 +466,12 @@ int match_submit(struct match *m, struct eng_input *in, enum match_source source
                 .source = source_name(source), .who = who,
                 .state = match_json_status_name(status), .result = result_text,
         };
-        r = input_text && row.kind ? match_store_insert_input(m->reg->store, &row, on_input_stored, w) : -EINVAL;
+        if (!input_text || !row.kind)
+                r = -EINVAL;
+        else if (spooled)
+                r = spool_input(m->reg, &row);
+        else
+                r = match_store_insert_input(m->reg->store, &row, on_input_stored, w);
         json_decref(input_json);
         json_decref(result_json);
         free(input_text);
@@ -415,6 +487,9 @@ int match_submit(struct match *m, struct eng_input *in, enum match_source source
         note_requests(m, &w->out);
         judge_follow(m);
         arm_timer(m);
+        /* fsync'd: durable now, so published and answered now. */
+        if (spooled)
+                input_written(w, true, NULL);
         return 0;
 }
 
@@ -560,7 +635,9 @@ int match_abort(struct match *m, const char *who, match_aborted_fn done, void *u
 
         if (m->aborted || m->game->status(m->state) == ENG_STATUS_FINISHED)
                 return -EALREADY;
-        if (m->stale || store_get_state(m->reg->store) != STORE_READY)
+        /* The abort is a row update: one written past spooled inputs would
+         * be undone when they are flushed (each sets the row's state). */
+        if (m->stale || store_get_state(m->reg->store) != STORE_READY || must_spool(m->reg))
                 return -ENOTCONN;
         c = calloc(1, sizeof *c);
         if (!c)
@@ -700,6 +777,13 @@ static void on_loaded(void *userdata, const PGresult *res, const char *error) {
                 log_notice("%u unfinished match%s rebuilt from the input log", live, live == 1 ? "" : "es");
 }
 
+static void load_unfinished(struct matches *reg) {
+        if (match_store_load(reg->store, on_loaded, reg) == 0)
+                reg->loading = true;
+}
+
+/* The spool is flushed before the rebuild, so that the replay sees every
+ * input. */
 void matches_store_ready(struct matches *reg) {
         struct match *m, *next;
 
@@ -708,8 +792,125 @@ void matches_store_ready(struct matches *reg) {
                 if (m->stale)
                         match_release(m);
         }
-        if (match_store_load(reg->store, on_loaded, reg) == 0)
+        if (reg->spool && spool_pending(reg->spool) > 0) {
+                reg->load_after_flush = true;
                 reg->loading = true;
+                flush_next(reg);
+                return;
+        }
+        load_unfinished(reg);
+}
+
+/* ---- flushing the spool ------------------------------------------------- */
+
+struct spool_record {
+        char *data;
+        size_t len;
+};
+
+/* spool_foreach callback: copies the first record and stops. */
+static int take_first(void *userdata, const void *data, size_t len) {
+        struct spool_record *rec = userdata;
+
+        rec->data = malloc(len);
+        if (!rec->data)
+                return -ENOMEM;
+        memcpy(rec->data, data, len);
+        rec->len = len;
+        return 1;
+}
+
+static void on_flush_retry(evutil_socket_t fd, short what, void *userdata) {
+        (void) fd, (void) what;
+        flush_next(userdata);
+}
+
+static void retry_flush_later(struct matches *reg) {
+        struct timeval tv = usec_to_timeval(MATCH_FLUSH_RETRY_US);
+
+        if (reg->flush_retry)
+                evtimer_add(reg->flush_retry, &tv);
+}
+
+static void on_flushed(void *userdata, const PGresult *res, const char *error) {
+        struct matches *reg = userdata;
+        int r;
+
+        reg->flushing = false;
+        if (!res) {
+                log_warning("a spooled input could not be written to the database yet (%s); %zu wait in the "
+                            "spool", error, spool_pending(reg->spool));
+                retry_flush_later(reg);
+                return;
+        }
+        r = spool_consume(reg->spool, 1);
+        if (r < 0) {
+                spool_failed(reg, "to mark a record written", r);
+                return;
+        }
+        reg->flushed++;
+        flush_next(reg);
+}
+
+/* Writes the spool's first record with the same idempotent INSERT an
+ * input takes, one at a time and in order; consumed once the INSERT
+ * completes (a crash in between writes it again, harmlessly).  When the
+ * spool is empty, the rebuild that waited for it runs.  Stops when the
+ * database goes away; matches_store_ready() resumes it. */
+static void flush_next(struct matches *reg) {
+        struct spool_record rec = { 0 };
+        struct match_store_input row;
+        json_t *root;
+        int r;
+
+        if (!reg->spool || reg->flushing || reg->broken)
+                return;
+        if (spool_pending(reg->spool) == 0) {
+                if (reg->flushed > 0)
+                        log_notice("spool flushed: %" PRIu64 " input%s written to the database", reg->flushed,
+                                   reg->flushed == 1 ? "" : "s");
+                reg->flushed = 0;
+                if (reg->load_after_flush && store_get_state(reg->store) == STORE_READY) {
+                        reg->load_after_flush = false;
+                        reg->loading = false;
+                        load_unfinished(reg);
+                }
+                return;
+        }
+        if (store_get_state(reg->store) != STORE_READY)
+                return;
+        r = spool_foreach(reg->spool, take_first, &rec);
+        if (r < 0) {
+                spool_failed(reg, "to read a record back", r);
+                return;
+        }
+        if (match_store_input_from_record(rec.data, rec.len, &row, &root) < 0) {
+                /* Whole and CRC-checked, yet not an input record: no build
+                 * writes such a thing, and it must not block the rest. */
+                log_error("the spool holds a record that is not a match input; dropped: %.*s", (int) rec.len,
+                          rec.data);
+                free(rec.data);
+                r = spool_consume(reg->spool, 1);
+                if (r < 0)
+                        spool_failed(reg, "to drop a record", r);
+                else
+                        flush_next(reg);
+                return;
+        }
+        r = match_store_insert_input(reg->store, &row, on_flushed, reg);
+        json_decref(root);
+        free(rec.data);
+        if (r < 0) {
+                retry_flush_later(reg);
+                return;
+        }
+        reg->flushing = true;
+}
+
+void matches_set_spool(struct matches *reg, struct spool *spool, matches_fatal_fn fatal, void *userdata) {
+        reg->spool = spool;
+        reg->fatal = fatal;
+        reg->fatal_userdata = userdata;
 }
 
 bool matches_loading(const struct matches *reg) {
@@ -916,6 +1117,11 @@ int matches_new(struct loop *loop, struct store *store, struct sse_hub *hub, str
         if (!reg)
                 return -ENOMEM;
         *reg = (struct matches) { .loop = loop, .store = store, .hub = hub };
+        reg->flush_retry = evtimer_new(loop_base(loop), on_flush_retry, reg);
+        if (!reg->flush_retry) {
+                free(reg);
+                return -ENOMEM;
+        }
         *ret = reg;
         return 0;
 }
@@ -930,5 +1136,6 @@ void matches_free(struct matches *reg) {
                 next = m->next;
                 match_free(m);
         }
+        event_free(reg->flush_retry);
         free(reg);
 }

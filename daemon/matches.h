@@ -42,8 +42,25 @@
  * are its outputs published (SSE topic "match/<id>") and the request that
  * caused it answered.  If the write fails the match is marked stale: it
  * takes no more inputs and is rebuilt from what the database holds when the
- * store is READY again.  While the database is unreachable new inputs are
- * refused (-ENOTCONN, HTTP 503); store/spool.c is wired in next session.
+ * store is READY again.
+ *
+ * The spool (store/spool.h).  While the database is not READY, and while
+ * the spool holds any record, an input's row (exactly the parameters of its
+ * INSERT, match_store_input_to_record) is appended to the spool instead and
+ * fsync'd; that makes it durable, so it is published and answered at once
+ * (done is called before match_submit returns).  Invariant: no input is
+ * written to the database directly while the spool holds records, so every
+ * match's inputs reach the database in seq order.  When the store becomes
+ * READY the spool is flushed first — record by record, in order, with the
+ * same idempotent INSERT, each consumed once its INSERT completes — and only
+ * then are unfinished matches rebuilt, so that the replay sees every input.
+ * A flush cut by a lost connection resumes at the next READY.  A spool that
+ * fails (append, fsync, read back, consume) is fatal: the matches_fatal_fn
+ * is called once and every later input that would need the spool is
+ * refused (-EIO).  An abort (a row update) is refused while the spool holds
+ * records: flushing them would set the row's state back.  Without a spool
+ * (matches_set_spool not called) inputs are refused (-ENOTCONN, HTTP 503)
+ * while the database is unreachable.
  *
  * Replay check.  After the store becomes READY every unfinished match is
  * rebuilt: create from seed + config + seats, then each stored input in seq
@@ -85,6 +102,7 @@ struct event;
 struct loop;
 struct pad_press;
 struct padbus;
+struct spool;
 struct sse_hub;
 struct store;
 struct matches;
@@ -149,6 +167,12 @@ typedef void (*match_created_fn)(void *userdata, struct match *m, json_t *stored
 int matches_new(struct loop *loop, struct store *store, struct sse_hub *hub, struct matches **ret);
 void matches_free(struct matches *reg);        /* accepts NULL */
 
+/* Inputs go to spool (borrowed; open, and outliving reg) while the
+ * database is away (see "The spool").  fatal is called once, after the
+ * error is logged, when the spool fails: the caller stops the daemon. */
+typedef void (*matches_fatal_fn)(void *userdata);
+void matches_set_spool(struct matches *reg, struct spool *spool, matches_fatal_fn fatal, void *userdata);
+
 /* Pad feedback goes to pads, and the judge's settle window is the
  * driver's (padbus_effective_settle_us).  Without it presses are not
  * judged and no feedback is sent. */
@@ -164,8 +188,8 @@ void matches_pad_pressed(struct matches *reg, const struct pad_press *press);
 /* Presses from pads at no seat of a running match, since start-up. */
 uint64_t matches_unassigned_presses(const struct matches *reg);
 
-/* The store became READY: drops stale matches and rebuilds every unfinished
- * match that is not live (see "Replay check"). */
+/* The store became READY: drops stale matches, flushes the spool, then
+ * rebuilds every unfinished match that is not live (see "Replay check"). */
 void matches_store_ready(struct matches *reg);
 /* Unfinished matches are being rebuilt: an unknown id may be one of them. */
 bool matches_loading(const struct matches *reg);
@@ -185,9 +209,11 @@ int matches_create(struct matches *reg, const struct eng_game *g, const struct e
 int64_t match_now(const struct match *m);
 
 /* Applies in (kind, seat and payload set; seq and time_us are filled) and
- * stores it.  0 (done follows; may be NULL), -ENOTCONN (database
- * unreachable or the match stale), -ESHUTDOWN (aborted), -EPROTO (the
- * engine broke an invariant; the match is handed to a referee), -ENOMEM. */
+ * stores (or spools) it.  0 (done follows, or has been called already when
+ * the input was spooled; may be NULL), -ENOTCONN (database unreachable and
+ * no spool, or the match stale), -ESHUTDOWN (aborted), -EPROTO (the engine
+ * broke an invariant; the match is handed to a referee), -EIO (the spool
+ * failed), -ENOMEM. */
 int match_submit(struct match *m, struct eng_input *in, enum match_source source, const char *who,
                  match_done_fn done, void *userdata);
 

@@ -33,6 +33,7 @@
 #include "daemon/match_api.h"
 #include "daemon/matches.h"
 #include "hardware/padbus.h"
+#include "store/spool.h"
 #include "store/store.h"
 
 #define STATUS_MAX 256
@@ -48,6 +49,7 @@ struct service {
         struct padbus *pads;
         struct sse_hub *events;
         struct matches *matches;
+        struct spool *spool;
         struct api_deps deps;
 
         struct event *ev_term, *ev_int, *ev_hup;
@@ -268,6 +270,34 @@ static void reload(struct service *s) {
         sd_notify(0, "READY=1");
 }
 
+/* The spool failed (matches.c logged why): nothing may be acknowledged
+ * after it, so the daemon stops and systemd restarts it. */
+static void on_spool_failed(void *userdata) {
+        begin_stop(userdata, EXIT_FAILURE);
+}
+
+/* Opens [database] spool; what it holds is flushed when the database is
+ * READY (matches.h, "The spool"). */
+static int open_spool(struct service *s) {
+        size_t records = 0, cut = 0;
+        int r;
+
+        r = spool_open(s->cfg.spool_path, &s->spool, &records, &cut);
+        if (r < 0)
+                return log_error_errno(r, "cannot open the spool %s: %s; [database] spool (ARBITER_SPOOL) must "
+                                       "name a file in a directory arbiterd can write", s->cfg.spool_path,
+                                       strerror(-r));
+        if (cut > 0)
+                log_warning("spool %s: a torn tail of %zu byte%s (an input never acknowledged) was cut",
+                            s->cfg.spool_path, cut, cut == 1 ? "" : "s");
+        if (records > 0)
+                log_notice("spool %s holds %zu input%s, written to the database once it is ready",
+                           s->cfg.spool_path, records, records == 1 ? "" : "s");
+        else
+                log_info("spool %s is empty", s->cfg.spool_path);
+        return 0;
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *userdata) {
         struct service *s = userdata;
 
@@ -397,6 +427,9 @@ static int start(struct service *s) {
         log_info("HTTP API on http://%s/v1/health%s", api_server_address(s->api),
                  listen_fd >= 0 ? " (socket from systemd)" : "");
 
+        r = open_spool(s);
+        if (r < 0)
+                return r;
         r = store_new(s->loop, &sc, on_store_state, s, &s->store);
         if (r < 0)
                 return log_error_errno(r, "cannot set up the database connection: %s", strerror(-r));
@@ -404,6 +437,7 @@ static int start(struct service *s) {
         r = matches_new(s->loop, s->store, s->events, &s->matches);
         if (r < 0)
                 return log_error_errno(r, "out of memory");
+        matches_set_spool(s->matches, s->spool, on_spool_failed, s);
         s->deps.matches = match_api_ops();
         s->deps.matches_userdata = s->matches;
         r = api_tokens_watch(s->store, s->auth);
@@ -449,6 +483,7 @@ static void stop(struct service *s) {
         store_free(s->store);
         s->store = NULL;
         matches_free(s->matches);      /* after the store: every write has had its callback */
+        spool_close(s->spool);          /* after the matches: they write to it */
         api_server_free(s->api);
         sse_hub_free(s->events);        /* after the server: its streams hold subscribers */
         bus_free(s->bus);

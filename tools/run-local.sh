@@ -68,6 +68,7 @@ export ARBITER_DSN=$("$root/tools/pgcluster" "$pg" dsn)
 export ARBITER_LISTEN=$listen
 export ARBITER_BUS=session
 export ARBITER_MIGRATIONS="$root/migrations"
+export ARBITER_SPOOL="$var/spool"
 export ARBITER_WEB="$root/web"
 
 if [[ ! -s $var/admin.token ]]; then

@@ -123,7 +123,7 @@ start_daemon() {        # start_daemon BUILD_DIR
         [[ -x $bin ]] || die "$bin not found: build it first (make)"
         DAEMON_PORT=$(free_port)
         ARBITER_DSN=$DSN ARBITER_LISTEN=127.0.0.1:$DAEMON_PORT ARBITER_BUS=none \
-        ARBITER_MIGRATIONS=$ROOT/migrations ARBITER_LOG_LEVEL=warning \
+        ARBITER_MIGRATIONS=$ROOT/migrations ARBITER_SPOOL=$tmp/spool ARBITER_LOG_LEVEL=warning \
                 "$bin" >"$tmp/arbiterd.log" 2>&1 </dev/null &
         daemon_pid=$!
         wait_http "http://127.0.0.1:$DAEMON_PORT$HEALTH_PATH" "$daemon_pid" arbiterd "$START_TIMEOUT_S"

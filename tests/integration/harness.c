@@ -122,8 +122,10 @@ static void start(struct daemon_proc *d, const char *const *extra_env, const cha
 
         const char *daemon = harness_env("ARBITER_TEST_DAEMON");
         const char *dsn = harness_env("ARBITER_TEST_DSN");
-        char *migrations;
+        char *migrations, *spool;
         assert_true(asprintf(&migrations, "%s/migrations", harness_env("ARBITER_TEST_ROOT")) > 0);
+        /* A spool of its own per daemon (extra_env may name a shared one). */
+        assert_true(asprintf(&spool, "%s/spool-%d-%u", harness_env("ARBITER_TEST_TMP"), (int) getpid(), n) > 0);
 
         d->pid = fork();
         assert_true(d->pid >= 0);
@@ -136,6 +138,7 @@ static void start(struct daemon_proc *d, const char *const *extra_env, const cha
                 setenv("ARBITER_LISTEN", listen, 1);
                 setenv("ARBITER_BUS", "session", 1);
                 setenv("ARBITER_MIGRATIONS", migrations, 1);
+                setenv("ARBITER_SPOOL", spool, 1);
                 setenv("ARBITER_LOG_LEVEL", "debug", 1);
                 unsetenv("JOURNAL_STREAM");
                 unsetenv("INVOCATION_ID");
@@ -147,7 +150,7 @@ static void start(struct daemon_proc *d, const char *const *extra_env, const cha
                         /* systemd-socket-activate passes only the variables named with -E */
                         static const char *const pass[] = { "NOTIFY_SOCKET", "ARBITER_DSN", "ARBITER_BUS",
                                                             "ARBITER_MIGRATIONS", "ARBITER_LOG_LEVEL",
-                                                            "DBUS_SESSION_BUS_ADDRESS" };
+                                                            "ARBITER_SPOOL", "DBUS_SESSION_BUS_ADDRESS" };
                         argv[0] = "systemd-socket-activate";
                         argv[i++] = "-l";
                         argv[i++] = listen;
@@ -163,6 +166,7 @@ static void start(struct daemon_proc *d, const char *const *extra_env, const cha
                 _exit(127);
         }
         free(migrations);
+        free(spool);
         track(d->pid);
         if (wait_ready && !daemon_wait_notify(d, "READY=1", HARNESS_WAIT_MS)) {
                 char *log = daemon_log(d);

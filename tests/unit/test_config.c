@@ -38,6 +38,7 @@
 static const char *const env_names[] = {
         "ARBITER_DSN", "ARBITER_LISTEN", "ARBITER_BUS",
         "ARBITER_MIGRATIONS", "ARBITER_WEB", "ARBITER_LOG_LEVEL",
+        "ARBITER_SPOOL",
 };
 
 /* The developer's shell (or `make run`) may export ARBITER_*; every test
@@ -70,6 +71,7 @@ static void assert_config_equal(const struct config *a, const struct config *b) 
         assert_int_equal(a->statement_timeout_ms, b->statement_timeout_ms);
         assert_int_equal(a->reconnect_max_s, b->reconnect_max_s);
         assert_string_equal(a->migrations_dir, b->migrations_dir);
+        assert_string_equal(a->spool_path, b->spool_path);
         assert_int_equal(a->bus, b->bus);
         assert_int_equal(a->log_level, b->log_level);
         assert_int_equal(a->housekeeping_ms, b->housekeeping_ms);
@@ -136,6 +138,7 @@ static void test_defaults(void **state) {
         assert_int_equal(cfg.statement_timeout_ms, 5000);
         assert_int_equal(cfg.reconnect_max_s, 30);
         assert_string_equal(cfg.migrations_dir, ARBITER_DATADIR "/migrations");
+        assert_string_equal(cfg.spool_path, "/var/lib/arbiter/spool");
         assert_int_equal(cfg.bus, CONFIG_BUS_SYSTEM);
         assert_int_equal(cfg.log_level, LOG_INFO);
         assert_int_equal(cfg.housekeeping_ms, 1000);
@@ -178,6 +181,7 @@ static void test_full_file(void **state) {
                  "statement_timeout = 250\n"
                  "reconnect_max = 60\n"
                  "migrations = /srv/arbiter/migrations\n"
+                 "spool = /srv/arbiter/spool\n"
                  "[dbus]\n"
                  "bus = session\n"
                  "[log]\n"
@@ -200,6 +204,7 @@ static void test_full_file(void **state) {
         assert_int_equal(cfg.statement_timeout_ms, 250);
         assert_int_equal(cfg.reconnect_max_s, 60);
         assert_string_equal(cfg.migrations_dir, "/srv/arbiter/migrations");
+        assert_string_equal(cfg.spool_path, "/srv/arbiter/spool");
         assert_int_equal(cfg.bus, CONFIG_BUS_SESSION);
         assert_int_equal(cfg.log_level, LOG_DEBUG);
         assert_int_equal(cfg.housekeeping_ms, 50);
@@ -658,7 +663,9 @@ static void test_env_good(void **state) {
         setenv("ARBITER_MIGRATIONS", "./migrations", 1);
         setenv("ARBITER_WEB", "./web", 1);
         setenv("ARBITER_LOG_LEVEL", "debug", 1);
+        setenv("ARBITER_SPOOL", "./var/spool", 1);
         assert_int_equal(config_load(&cfg, NULL, err, sizeof err), 0);
+        assert_string_equal(cfg.spool_path, "./var/spool");
         assert_string_equal(cfg.dsn, "host=/tmp dbname=test");
         assert_string_equal(cfg.listen_address, "::1");
         assert_int_equal(cfg.listen_port, 18080);
@@ -853,6 +860,7 @@ static void test_reload(void **state) {
                 "[database]\ndsn = dbname=other\n",
                 "[database]\nreconnect_max = 1\n",
                 "[database]\nmigrations = /elsewhere\n",
+                "[database]\nspool = /elsewhere\n",
                 "[dbus]\nbus = none\n",
                 "[daemon]\nhousekeeping_interval = 10\n",
                 "[daemon]\nshutdown_timeout = 1\n",
