@@ -28,7 +28,18 @@ int loop_new(struct loop **ret) {
         struct loop *l = calloc(1, sizeof *l);
         if (!l)
                 return -ENOMEM;
-        l->base = event_base_new();
+        /* Precise timers (a timerfd under epoll): the judge's settle window
+         * and the pad bus's reorder buffer are a few milliseconds, and
+         * epoll_wait's millisecond timeouts, rounded up, would add up to a
+         * millisecond to each wait (issue 4's end-to-end benchmark). */
+        struct event_config *cfg = event_config_new();
+        if (!cfg) {
+                free(l);
+                return -ENOMEM;
+        }
+        event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+        l->base = event_base_new_with_config(cfg);
+        event_config_free(cfg);
         if (!l->base) {
                 free(l);
                 return -ENOMEM;

@@ -969,12 +969,11 @@ static void submit_decision(struct match *m, const struct judge_result *res) {
                             in.kind == ENG_IN_TIE ? "tie" : "call", m->judge_window, strerror(-r));
 }
 
-/* Asks the judge for its decision.  "Now" for the judge is set back by the
- * driver's settle window: only presses older than that are sure to have
- * been delivered (matches.h, "Pads"). */
+/* Asks the judge for its decision at the real now: presses reach it as
+ * soon as they are received (matches.h, "Pads"). */
 static void judge_check(struct match *m) {
         struct judge_result res;
-        int64_t lag = m->reg->pads ? padbus_effective_settle_us(m->reg->pads) : 0, now = now_usec() - lag, wake;
+        int64_t now = now_usec(), wake;
         int r;
 
         if (!m->judging)
@@ -990,6 +989,10 @@ static void judge_check(struct match *m) {
                 }
                 return;
         }
+        log_debug("match %" PRId64 ": window %" PRIu32 " decided %" PRId64 " µs after its first press "
+                  "(settle window %" PRId64 " µs, decision time %" PRId64 " µs after the press, polled %" PRId64
+                  " µs after it)", m->id, m->judge_window, now - res.earliest_us, res.settle_us,
+                  res.decided_us - res.earliest_us, now - res.decided_us);
         submit_decision(m, &res);
 }
 
@@ -1017,7 +1020,7 @@ static struct match *match_of_pad(struct matches *reg, const char *pad, int *ret
         return NULL;
 }
 
-void matches_pad_pressed(struct matches *reg, const struct pad_press *press) {
+void matches_pad_received(struct matches *reg, const struct pad_press *press) {
         enum judge_reason reason;
         struct match *m;
         int seat, call, r;
@@ -1036,7 +1039,7 @@ void matches_pad_pressed(struct matches *reg, const struct pad_press *press) {
                 return;
         }
         struct judge_press jp = {
-                .id = press->seq,
+                .id = press->received_no,
                 .time_us = press->time_usec,
                 .uncertainty_us = press->uncertainty_usec,
                 .received_us = press->received_usec,
@@ -1047,7 +1050,7 @@ void matches_pad_pressed(struct matches *reg, const struct pad_press *press) {
         r = judge_press(&m->judge, &jp, &reason);
         if (r < 0 || reason != JUDGE_HELD) {
                 m->ignored_presses++;
-                log_debug("match %" PRId64 ": press %" PRIu64 " from pad %s not judged: %s", m->id, press->seq,
+                log_debug("match %" PRId64 ": press %" PRIu64 " from pad %s not judged: %s", m->id, press->received_no,
                           press->pad->id, r < 0 ? strerror(-r) : judge_reason_name(reason));
         }
         judge_check(m);

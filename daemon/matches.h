@@ -77,12 +77,16 @@
  * seats, ENG_REQ_WINDOW_CLOSE closes it.  A press goes to the running (or
  * paused) match that has its pad at a seat; the judge's decision becomes an
  * ENG_IN_CALL or ENG_IN_TIE that takes the same write-then-publish path as
- * a referee's input.  The judge is polled on every press and at the wake-up
- * it names, always with "now" set back by the driver's settle window: the
- * driver holds a press that long before delivering it, and the judge must
- * have every press received by the "now" it is asked about (docs/judge.md,
- * "The caller's one rule").  Pad feedback requests are sent once the input
- * that made them is stored, alongside its events.
+ * a referee's input.  The judge is fed from the driver's "received"
+ * callback, as soon as a press is decoded, not from the ordered stream that
+ * the driver delays by its settle window: the judge orders presses by time
+ * itself, and since every press received by now has been handed over, it
+ * is polled at the real "now" (docs/judge.md, "The caller's one rule") on
+ * every press and at the wake-up it names.  Its own settle window (the
+ * driver's effective one, padbus_effective_settle_us) is then the only
+ * wait: a decision comes one settle window after the first press.  Pad
+ * feedback requests are sent once the input that made them is stored,
+ * alongside its events.
  *
  * Ownership: the registry owns its matches; a match stays allocated while
  * writes for it are in flight.
@@ -182,9 +186,10 @@ void matches_set_pads(struct matches *reg, struct padbus *pads);
  * events there once stored; b may be NULL.  0 or -errno. */
 int matches_set_bus(struct matches *reg, struct bus *b);
 
-/* A press from the pad bus: judged for the running match that has its pad
- * at a seat, or counted as unassigned. */
-void matches_pad_pressed(struct matches *reg, const struct pad_press *press);
+/* A press from the pad bus as soon as it is received (padbus_events.received,
+ * before the driver's settle window): judged for the running match that has
+ * its pad at a seat, or counted as unassigned. */
+void matches_pad_received(struct matches *reg, const struct pad_press *press);
 /* Presses from pads at no seat of a running match, since start-up. */
 uint64_t matches_unassigned_presses(const struct matches *reg);
 

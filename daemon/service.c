@@ -234,11 +234,17 @@ static void on_pad_removed(void *userdata, const struct pad *pad) {
         api_events_pad(s->events, "pad_removed", pad);
 }
 
+/* The judge orders presses by time itself: it gets them at once, not one
+ * settle window later from the ordered stream (matches.h, "Pads"). */
+static void on_pad_received(void *userdata, const struct pad_press *press) {
+        struct service *s = userdata;
+        matches_pad_received(s->matches, press);
+}
+
 static void on_pad_pressed(void *userdata, const struct pad_press *press) {
         struct service *s = userdata;
         bus_pads_pressed(s->bus, press);
         api_events_press(s->events, press);
-        matches_pad_pressed(s->matches, press);
 }
 
 /* SIGHUP: re-read the file; apply what can change while running, keep the
@@ -459,7 +465,8 @@ static int start(struct service *s) {
                 .reopen_ms = s->cfg.pad_reopen_ms,
         };
         struct padbus_events pe = {
-                .added = on_pad_added, .removed = on_pad_removed, .pressed = on_pad_pressed, .userdata = s,
+                .added = on_pad_added, .removed = on_pad_removed, .received = on_pad_received,
+                .pressed = on_pad_pressed, .userdata = s,
         };
         r = padbus_new(s->loop, &pc, &pe, &s->pads);
         if (r < 0)

@@ -86,6 +86,7 @@ struct padbus {
         size_t n_pending;
         int64_t last_released_usec;     /* time of the newest delivered press */
         uint64_t next_seq;
+        uint64_t next_received_no;
         struct pad_press history[PADBUS_HISTORY];       /* ring of delivered presses */
         size_t history_head, history_len;
 };
@@ -384,6 +385,9 @@ static void on_event(struct pad_state *s, const struct frame *f, int64_t now) {
                 clock_model_receive_time(&s->pub.clock, now, &p.time_usec, &p.uncertainty_usec);
                 p.clock_fallback = true;
         }
+        p.received_no = ++b->next_received_no;
+        if (b->events.received)
+                b->events.received(b->events.userdata, &p);
         if (b->n_pending == PENDING_MAX) {
                 release_settled(b, INT64_MAX);  /* cannot hold more: deliver what we have */
         }

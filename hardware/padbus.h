@@ -21,6 +21,14 @@
  * order of host time; a press that arrives after later-stamped presses were
  * already delivered is delivered anyway, marked late, and counted.
  *
+ * Two callbacks see each press.  events.received sees it at once, as soon
+ * as its frame is decoded and its time mapped, before the settle window
+ * (order of arrival; seq is 0 there, received_no numbers them): for a
+ * consumer that orders presses by time itself, such as the first-press
+ * judge, which then need not wait the settle window twice.
+ * events.pressed sees it settle_us later, in the ordered stream, with its
+ * seq (the stream of /v1/presses, SSE "pressed" and D-Bus Pressed).
+ *
  * Ownership: the driver owns every struct pad and struct padbus_port; the
  * pointers handed to callbacks and returned by the accessors stay valid
  * until padbus_free() (pads are never freed while the daemon runs).
@@ -92,7 +100,9 @@ struct padbus_port {
 };
 
 struct pad_press {
-        uint64_t seq;                   /* 1, 2, …: the daemon's press stream order */
+        uint64_t seq;                   /* 1, 2, …: the daemon's press stream order;
+                                         * 0 in events.received (not yet in the stream) */
+        uint64_t received_no;           /* 1, 2, …: order of arrival, set in both callbacks */
         const struct pad *pad;
         uint8_t button;
         int64_t time_usec;              /* host CLOCK_MONOTONIC of the press */
@@ -106,6 +116,10 @@ struct pad_press {
 struct padbus_events {
         void (*added)(void *userdata, const struct pad *pad);     /* connected (again) */
         void (*removed)(void *userdata, const struct pad *pad);   /* disconnected */
+        /* A new press, at once (not a duplicate, not a bad button): seq 0,
+         * late false.  May be NULL. */
+        void (*received)(void *userdata, const struct pad_press *press);
+        /* The same press settle_us later, in the ordered stream.  May be NULL. */
         void (*pressed)(void *userdata, const struct pad_press *press);
         void *userdata;
 };

@@ -8,9 +8,13 @@ cd "$(dirname "$0")/../.."
 
 for b in "$build"/tests/bench/bench_*; do
     [[ -x $b ]] || continue
+    [[ $(basename "$b") == bench_stamp ]] && continue   # a helper of bench_e2e.sh
     echo "== $(basename "$b")"
     "$b"
     echo
 done
 echo "== REST (wrk against arbiterd and nginx)"
 tests/bench/rest.sh "$build"
+echo
+echo "== end to end (pad press → CallJudged on D-Bus and SSE)"
+tests/bench/bench_e2e.sh "$build"
