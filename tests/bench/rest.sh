@@ -15,7 +15,8 @@
 # successful run and kept (its path printed) after a failure, for the logs.
 #
 # Environment (defaults in brackets):
-#   DURATION     wrk run per target [10s]        WARMUP   warm-up per target [2s]
+#   DURATION     wrk run per target and round [5s]   WARMUP   warm-up per target [2s]
+#   ROUNDS       alternating rounds; each target's median round is reported [3]
 #   CONNECTIONS  wrk connections [64]            THREADS  wrk threads [2]
 #   PGCLUSTER    the cluster helper [tools/pgcluster]
 #   KEEP_LOGS    when 1, keep the temporary directory and print its path
@@ -23,7 +24,17 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-DURATION=${DURATION:-10s}
+# Both servers answer from one thread: each gets the same core of its own,
+# wrk the other one, so neither server competes with the load generator.
+if [[ $(nproc) -ge 2 ]] && command -v taskset >/dev/null; then
+        PIN_SERVER="taskset -c 1"
+        PIN_CLIENT="taskset -c 0"
+else
+        PIN_SERVER=""
+        PIN_CLIENT=""
+fi
+DURATION=${DURATION:-5s}
+ROUNDS=${ROUNDS:-3}
 WARMUP=${WARMUP:-2s}
 CONNECTIONS=${CONNECTIONS:-64}
 THREADS=${THREADS:-2}
@@ -124,7 +135,7 @@ start_daemon() {        # start_daemon BUILD_DIR
         DAEMON_PORT=$(free_port)
         ARBITER_DSN=$DSN ARBITER_LISTEN=127.0.0.1:$DAEMON_PORT ARBITER_BUS=none \
         ARBITER_MIGRATIONS=$ROOT/migrations ARBITER_SPOOL=$tmp/spool ARBITER_LOG_LEVEL=warning \
-                "$bin" >"$tmp/arbiterd.log" 2>&1 </dev/null &
+                $PIN_SERVER "$bin" >"$tmp/arbiterd.log" 2>&1 </dev/null &
         daemon_pid=$!
         wait_http "http://127.0.0.1:$DAEMON_PORT$HEALTH_PATH" "$daemon_pid" arbiterd "$START_TIMEOUT_S"
 }
@@ -175,7 +186,7 @@ start_nginx() {
         need nginx nginx-light
         NGINX_PORT=$(free_port)
         write_nginx_conf
-        nginx -p "$tmp/nginx" -e "$tmp/nginx/error.log" -c "$tmp/nginx/nginx.conf" \
+        $PIN_SERVER nginx -p "$tmp/nginx" -e "$tmp/nginx/error.log" -c "$tmp/nginx/nginx.conf" \
                 >"$tmp/nginx.log" 2>&1 </dev/null &
         nginx_pid=$!
         wait_http "http://127.0.0.1:$NGINX_PORT$HEALTH_PATH" "$nginx_pid" nginx 10
@@ -195,14 +206,17 @@ still_running() {       # still_running PID NAME
         kill -0 "$1" 2>/dev/null || die "$2 exited during the run (interrupted?); log: $tmp/$2.log"
 }
 
-# Runs wrk against NAME (process PID) and leaves its report in wrk-NAME.txt.
-run_wrk() {     # run_wrk NAME PID URL
-        local out=$tmp/wrk-$1.txt
-        log "wrk against $1 ($WARMUP warm-up, $DURATION run)"
-        wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$3" >/dev/null 2>&1 ||
-                die "wrk warm-up against $1 failed"
+# Runs wrk against NAME (process PID) and leaves its report in
+# wrk-NAME-ROUND.txt; the warm-up is done in round 1 only.
+run_wrk() {     # run_wrk NAME PID URL ROUND
+        local out=$tmp/wrk-$1-$4.txt
+        log "wrk against $1, round $4 ($DURATION run)"
+        if [[ $4 == 1 ]]; then
+                $PIN_CLIENT wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$3" >/dev/null 2>&1 ||
+                        die "wrk warm-up against $1 failed"
+        fi
         still_running "$2" "$1"
-        wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$3" >"$out" 2>&1 ||
+        $PIN_CLIENT wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$3" >"$out" 2>&1 ||
                 { cat "$out" >&2; die "wrk against $1 failed"; }
         still_running "$2" "$1"
 }
@@ -229,6 +243,13 @@ parse_wrk() {   # parse_wrk FILE
         }' "$1" || die "could not parse wrk output in $1"
 }
 
+# The round with the median req/s for NAME, as parse_wrk prints it.
+median_result() {       # median_result NAME
+        local f
+        for f in "$tmp"/wrk-"$1"-*.txt; do parse_wrk "$f"; done |
+                sort -n -k1,1 | awk '{ line[NR] = $0 } END { print line[int((NR + 1) / 2)] }'
+}
+
 verdict() {     # verdict CONDITION → met / NOT met
         if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; fi
 }
@@ -242,8 +263,9 @@ report() {
         peak_mib=$(awk -v k="$PEAK_RSS_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
 
         echo
-        echo "REST benchmark: GET $HEALTH_PATH, wrk -t$THREADS -c$CONNECTIONS -d$DURATION" \
-             "(after a $WARMUP warm-up), $(nproc) CPUs"
+        echo "REST benchmark: GET $HEALTH_PATH, wrk -t$THREADS -c$CONNECTIONS -d$DURATION," \
+             "$ROUNDS alternating rounds (median shown), after a $WARMUP warm-up, $(nproc) CPUs" \
+             "${PIN_SERVER:+(servers pinned to CPU 1, wrk to CPU 0)}"
         printf '%-10s %12s %10s %10s %8s\n' target req/s "p50 ms" "p99 ms" errors
         printf '%-10s %12.0f %10.3f %10.3f %8d\n' arbiterd "$d_rps" "$d_p50" "$d_p99" "$d_err"
         printf '%-10s %12.0f %10.3f %10.3f %8d\n' nginx "$n_rps" "$n_p50" "$n_p99" "$n_err"
@@ -284,11 +306,16 @@ main() {
         log "starting nginx"
         start_nginx
 
-        run_wrk arbiterd "$daemon_pid" "http://127.0.0.1:$DAEMON_PORT$HEALTH_PATH"
+        # Alternate the two targets ROUNDS times and keep each one's median
+        # round: the machine's speed drifts over a minute, and running one
+        # target after the other would charge the drift to one of them.
+        for round in $(seq "$ROUNDS"); do
+                run_wrk arbiterd "$daemon_pid" "http://127.0.0.1:$DAEMON_PORT$HEALTH_PATH" "$round"
+                run_wrk nginx "$nginx_pid" "http://127.0.0.1:$NGINX_PORT$HEALTH_PATH" "$round"
+        done
         PEAK_RSS_KIB=$(proc_kib "$daemon_pid" VmHWM)
-        run_wrk nginx "$nginx_pid" "http://127.0.0.1:$NGINX_PORT$HEALTH_PATH"
-        DAEMON_RESULT=$(parse_wrk "$tmp/wrk-arbiterd.txt")
-        NGINX_RESULT=$(parse_wrk "$tmp/wrk-nginx.txt")
+        DAEMON_RESULT=$(median_result arbiterd)
+        NGINX_RESULT=$(median_result nginx)
         report
 }
 
