@@ -73,8 +73,9 @@ struct api_deps {
         struct auth *auth;
         struct padbus *pads;
         struct sse_hub *events;         /* live events (api/sse.h); outlives the server */
-        /* Fills the daemon-wide members of GET /v1/health. */
-        void (*health)(void *userdata, json_t *health);
+        /* Fills the daemon-wide members of GET /v1/health (detailed false:
+         * the few a health check needs) or GET /v1/status (detailed true). */
+        void (*health)(void *userdata, json_t *health, bool detailed);
         void *userdata;
         const struct api_match_ops *matches;    /* NULL: the match routes answer 503 */
         void *matches_userdata;

@@ -6,6 +6,7 @@
 
 void handle_index(struct api_request *req);
 void handle_health(struct api_request *req);
+void handle_status(struct api_request *req);
 void handle_tokens_list(struct api_request *req);
 void handle_tokens_create(struct api_request *req);
 void handle_token_get(struct api_request *req);

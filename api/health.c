@@ -18,12 +18,22 @@ void handle_index(struct api_request *req) {
 
 /* Always 200 while the process can answer: "status" says whether everything
  * it depends on is there ("ok") or not ("degraded"), and the members say
- * which part is missing. */
+ * which part is missing.  Kept small: load balancers, systemd and displays
+ * poll it; everything else is in GET /v1/status. */
 void handle_health(struct api_request *req) {
         json_t *h = json_object();
 
         if (req->deps->health)
-                req->deps->health(req->deps->userdata, h);
+                req->deps->health(req->deps->userdata, h, false);
+        api_reply_json(req, MHD_HTTP_OK, h);
+}
+
+/* The health members and every counter an operator looks at. */
+void handle_status(struct api_request *req) {
+        json_t *h = json_object();
+
+        if (req->deps->health)
+                req->deps->health(req->deps->userdata, h, true);
         json_object_set_new(h, "http", json_pack("{s:I, s:I}",
                                                  "active_requests", (json_int_t) api_server_active(req->server),
                                                  "streams", (json_int_t) api_server_streams(req->server)));

@@ -8,6 +8,7 @@
 const struct route api_routes[] = {
         { "GET",    "/v1",             handle_index,         AUTH_ROLE_DISPLAY, "this list of routes" },
         { "GET",    "/v1/health",      handle_health,        AUTH_ROLE_NONE,  "version, uptime, database, bus and pads" },
+        { "GET",    "/v1/status",      handle_status,        AUTH_ROLE_DISPLAY, "health plus every counter: HTTP, events, pads, tokens" },
         { "GET",    "/v1/tokens",      handle_tokens_list,   AUTH_ROLE_ADMIN, "API tokens (never the secrets)" },
         { "POST",   "/v1/tokens",      handle_tokens_create, AUTH_ROLE_ADMIN, "create a token: {name, role}" },
         { "GET",    "/v1/tokens/{id}", handle_token_get,     AUTH_ROLE_ADMIN, "one token" },

@@ -191,23 +191,30 @@ static void on_bus_state(void *userdata, enum bus_state state, const char *detai
         check_ready(s);
 }
 
-static void fill_health(void *userdata, json_t *h) {
+static void fill_health(void *userdata, json_t *h, bool detailed) {
         struct service *s = userdata;
         enum store_state st = store_get_state(s->store);
+        const char *bus_state = s->bus ? bus_state_to_string(bus_get_state(s->bus)) : "disabled";
 
         json_object_set_new(h, "status", json_string(s->stopping ? "stopping"
                                                      : st == STORE_READY && bus_healthy(s) ? "ok"
                                                                                           : "degraded"));
         json_object_set_new(h, "version", json_string(ARBITER_VERSION));
-        json_object_set_new(h, "started_at", json_string(s->started_at));
         json_object_set_new(h, "uptime_s", json_integer((now_usec() - s->started_usec) / USEC_PER_SEC));
-        json_object_set_new(h, "database", json_pack("{s:s, s:s}", "state", store_state_to_string(st),
-                                                     "detail", store_get_detail(s->store)));
+        if (!detailed) {
+                json_object_set_new(h, "database", json_pack("{s:s}", "state", store_state_to_string(st)));
+                json_object_set_new(h, "bus", json_pack("{s:s}", "state", bus_state));
+                json_object_set_new(h, "pads", json_pack("{s:i}", "connected", (int) padbus_connected(s->pads)));
+                return;
+        }
+        json_object_set_new(h, "started_at", json_string(s->started_at));
+        json_object_set_new(h, "database", json_pack("{s:s, s:s, s:I}", "state", store_state_to_string(st),
+                                                     "detail", store_get_detail(s->store),
+                                                     "pending", (json_int_t) store_pending(s->store)));
         json_object_set_new(h, "bus", json_pack("{s:s, s:s, s:s}",
                                                 "kind", config_bus_to_string(s->cfg.bus),
                                                 "name", BUS_NAME,
-                                                "state", s->bus ? bus_state_to_string(bus_get_state(s->bus))
-                                                                : "disabled"));
+                                                "state", bus_state));
         unsigned ports_open = 0;
         for (size_t i = 0; i < padbus_n_ports(s->pads); i++)
                 ports_open += padbus_port(s->pads, i)->open;

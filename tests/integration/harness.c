@@ -582,7 +582,7 @@ bool wait_tokens_loaded(const struct daemon_proc *d, int timeout_ms) {
 
         for (;;) {
                 struct http_reply r;
-                http_get(d, "/v1/health", NULL, &r);
+                http_get(d, "/v1/status", NULL, &r);
                 bool ok = json_is_true(json_object_get(json_object_get(r.json, "tokens"), "loaded"));
                 http_reply_done(&r);
                 if (ok)

@@ -231,7 +231,7 @@ static size_t wait_event(struct stream *st, size_t from, const char *name, const
 
 static json_int_t health_int(const char *object, const char *key) {
         struct http_reply r;
-        http_get(&daemon_, "/v1/health", NULL, &r);
+        http_get(&daemon_, "/v1/status", NULL, &r);
         assert_int_equal(r.status, 200);
         json_int_t v = json_integer_value(json_object_get(json_object_get(r.json, object), key));
         http_reply_done(&r);
@@ -240,7 +240,7 @@ static json_int_t health_int(const char *object, const char *key) {
 
 static char *health_last_id(void) {
         struct http_reply r;
-        http_get(&daemon_, "/v1/health", NULL, &r);
+        http_get(&daemon_, "/v1/status", NULL, &r);
         char *id = strdup(json_string_value(json_object_get(json_object_get(r.json, "events"), "last_id")));
         http_reply_done(&r);
         return id;

@@ -2,7 +2,7 @@
  * whose seats are arbiter-padsim pads on a real pty.  A correct call, a
  * wrong call and two pads pressing at once go through the first-press judge
  * into the engine and come out over SSE; the pads get their LIGHT and BUZZ
- * frames; a pad at no seat of the match is counted in /v1/health and
+ * frames; a pad at no seat of the match is counted in /v1/status and
  * changes nothing; a seat outside a tiebreak is ignored and counted. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -242,7 +242,7 @@ static int pick_button(json_t *v, bool want_wrong) {
 static json_int_t health_unassigned(void) {
         struct http_reply r;
 
-        http_get(&daemon_, "/v1/health", NULL, &r);
+        http_get(&daemon_, "/v1/status", NULL, &r);
         json_t *pads = json_object_get(r.json, "pads");
         assert_true(json_is_integer(json_object_get(pads, "unassigned_presses")));
         json_int_t n = json_integer_value(json_object_get(pads, "unassigned_presses"));
@@ -443,7 +443,7 @@ static void presses_on_the_pads_are_judged_into_calls(void **state) {
         press(3, 0, 1000);
         for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; health_unassigned() <= unassigned;) {
                 if (mono_ms() > deadline)
-                        fail_msg("the press of a pad at no seat was not counted in /v1/health");
+                        fail_msg("the press of a pad at no seat was not counted in /v1/status");
                 usleep(50000);
         }
         assert_int_equal(log_length(id), before);
