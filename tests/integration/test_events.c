@@ -16,6 +16,7 @@
 #include <curl/curl.h>
 
 #include "tests/integration/harness.h"
+#include "tests/integration/sse_client.h"
 
 /* A short heartbeat so that the tests see several and a departed client is
  * noticed quickly; three streams so that the fourth is refused. */
@@ -35,199 +36,9 @@ static const char config_text[] =
 #define PAD0 "0000000000001000"
 #define PAD1 "0000000000001001"
 
-#define MAX_EVENTS 256
-
-struct event {
-        char id[48];
-        char name[48];
-        json_t *data;
-};
-
-/* One open stream, read with libcurl's multi interface so that the test
- * can do other things (press buttons, stop the daemon) while it is open. */
-struct stream {
-        CURLM *multi;
-        CURL *easy;
-        struct curl_slist *headers;
-        char *buf;
-        size_t len, parsed;
-        bool done;
-        CURLcode result;
-        char content_type[128], cache_control[64], accel_buffering[16];
-        struct event events[MAX_EVENTS];
-        size_t n_events;
-        unsigned heartbeats;            /* ":" comment lines */
-        bool opened;                    /* the "retry:" line arrived */
-};
-
 static struct daemon_proc daemon_;
 static struct padsim_proc sim;
 static char *link_path, *config_path;
-
-static int64_t mono_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userdata) {
-        struct stream *st = userdata;
-        size_t n = size * nmemb;
-        char *b = realloc(st->buf, st->len + n + 1);
-
-        if (!b)
-                return 0;
-        memcpy(b + st->len, ptr, n);
-        st->buf = b;
-        st->len += n;
-        st->buf[st->len] = '\0';
-        return n;
-}
-
-static size_t on_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
-        struct stream *st = userdata;
-        size_t n = size * nmemb;
-        char line[256];
-
-        snprintf(line, sizeof line, "%.*s", (int) (n < sizeof line ? n : sizeof line - 1), ptr);
-        line[strcspn(line, "\r\n")] = '\0';
-        if (strncasecmp(line, "Cache-Control: ", 15) == 0)
-                snprintf(st->cache_control, sizeof st->cache_control, "%.63s", line + 15);
-        else if (strncasecmp(line, "X-Accel-Buffering: ", 19) == 0)
-                snprintf(st->accel_buffering, sizeof st->accel_buffering, "%.15s", line + 19);
-        else if (strncasecmp(line, "Content-Type: ", 14) == 0)
-                snprintf(st->content_type, sizeof st->content_type, "%.127s", line + 14);
-        return n;
-}
-
-/* Turns every complete block ("…\n\n") received so far into events. */
-static void parse(struct stream *st) {
-        char *end;
-
-        while ((end = strstr(st->buf + st->parsed, "\n\n"))) {
-                struct event ev = { 0 };
-                char *block = strndup(st->buf + st->parsed, (size_t) (end - (st->buf + st->parsed)));
-                char *save = NULL;
-                bool has_data = false;
-
-                st->parsed = (size_t) (end + 2 - st->buf);
-                for (char *l = strtok_r(block, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-                        if (strcmp(l, ":") == 0)
-                                st->heartbeats++;
-                        else if (strncmp(l, "retry: ", 7) == 0)
-                                st->opened = true;
-                        else if (strncmp(l, "id: ", 4) == 0)
-                                snprintf(ev.id, sizeof ev.id, "%s", l + 4);
-                        else if (strncmp(l, "event: ", 7) == 0)
-                                snprintf(ev.name, sizeof ev.name, "%s", l + 7);
-                        else if (strncmp(l, "data: ", 6) == 0) {
-                                ev.data = json_loads(l + 6, JSON_DECODE_ANY, NULL);
-                                if (!ev.data)
-                                        fail_msg("event data is not one line of JSON: %s", l);
-                                has_data = true;
-                        } else if (l[0] != ':')
-                                fail_msg("unexpected line in the stream: \"%s\"", l);
-                }
-                free(block);
-                if (has_data) {
-                        assert_true(st->n_events < MAX_EVENTS);
-                        st->events[st->n_events++] = ev;
-                }
-        }
-}
-
-/* Lets libcurl work for up to ms. */
-static void pump(struct stream *st, int ms) {
-        int64_t deadline = mono_ms() + ms;
-
-        do {
-                int running = 0, left;
-                CURLMsg *m;
-
-                curl_multi_perform(st->multi, &running);
-                while ((m = curl_multi_info_read(st->multi, &left)))
-                        if (m->msg == CURLMSG_DONE) {
-                                st->done = true;
-                                st->result = m->data.result;
-                        }
-                parse(st);
-                if (st->done)
-                        return;
-                curl_multi_poll(st->multi, NULL, 0, 20, NULL);
-        } while (mono_ms() < deadline);
-}
-
-/* The stream's socket must not outlive stream_close() in a child this
- * process forks later (padsim): the daemon would see the client stay. */
-static int on_sockopt(void *userdata, curl_socket_t fd, curlsocktype purpose) {
-        (void) userdata, (void) purpose;
-        return fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ? CURL_SOCKOPT_ERROR : CURL_SOCKOPT_OK;
-}
-
-/* Opens path with Last-Event-ID last (NULL: none) and waits for the
- * stream's first bytes. */
-static void stream_open(struct stream *st, const char *path, const char *last) {
-        char url[512], h[128];
-
-        memset(st, 0, sizeof *st);
-        st->buf = strdup("");
-        st->multi = curl_multi_init();
-        st->easy = curl_easy_init();
-        assert_non_null(st->multi);
-        assert_non_null(st->easy);
-        snprintf(url, sizeof url, "%s%s", daemon_.url, path);
-        curl_easy_setopt(st->easy, CURLOPT_URL, url);
-        curl_easy_setopt(st->easy, CURLOPT_WRITEFUNCTION, on_data);
-        curl_easy_setopt(st->easy, CURLOPT_WRITEDATA, st);
-        curl_easy_setopt(st->easy, CURLOPT_HEADERFUNCTION, on_header);
-        curl_easy_setopt(st->easy, CURLOPT_HEADERDATA, st);
-        curl_easy_setopt(st->easy, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(st->easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt);
-        if (last) {
-                snprintf(h, sizeof h, "Last-Event-ID: %s", last);
-                st->headers = curl_slist_append(st->headers, h);
-                curl_easy_setopt(st->easy, CURLOPT_HTTPHEADER, st->headers);
-        }
-        curl_multi_add_handle(st->multi, st->easy);
-        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; !st->opened && !st->done && mono_ms() < deadline;)
-                pump(st, 50);
-        if (!st->opened)
-                fail_msg("GET %s sent no \"retry:\" line (done %d, %zu bytes: %s)", path, st->done, st->len, st->buf);
-}
-
-static void stream_close(struct stream *st) {
-        for (size_t i = 0; i < st->n_events; i++)
-                json_decref(st->events[i].data);
-        curl_multi_remove_handle(st->multi, st->easy);
-        curl_easy_cleanup(st->easy);
-        curl_multi_cleanup(st->multi);
-        curl_slist_free_all(st->headers);
-        free(st->buf);
-        memset(st, 0, sizeof *st);
-}
-
-static const char *data_str(const struct event *ev, const char *key) {
-        return json_string_value(json_object_get(ev->data, key));
-}
-
-/* Index of the first event at or after from named name (and, when pad is
- * not NULL, whose data names that pad), waiting for it; fails the test
- * when it does not come. */
-static size_t wait_event(struct stream *st, size_t from, const char *name, const char *pad) {
-        int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
-
-        for (;;) {
-                for (size_t i = from; i < st->n_events; i++) {
-                        const char *p = data_str(&st->events[i], pad && strcmp(name, "pressed") == 0 ? "pad" : "id");
-                        if (strcmp(st->events[i].name, name) == 0 && (!pad || (p && strcmp(p, pad) == 0)))
-                                return i;
-                }
-                if (st->done || mono_ms() > deadline)
-                        fail_msg("no \"%s\" event%s%s arrived (%zu bytes: %s)", name, pad ? " for pad " : "",
-                                 pad ? pad : "", st->len, st->buf);
-                pump(st, 50);
-        }
-}
 
 static json_int_t health_int(const char *object, const char *key) {
         struct http_reply r;
@@ -307,7 +118,7 @@ static void a_stream_opens_at_once_and_a_departed_client_is_noticed(void **state
         struct stream st;
         (void) state;
 
-        stream_open(&st, "/v1/events?topic=pads", NULL);
+        stream_open(&st, daemon_.url, "/v1/events?topic=pads", NULL);
         long status = 0;
         curl_easy_getinfo(st.easy, CURLINFO_RESPONSE_CODE, &status);
         assert_int_equal(status, 200);
@@ -329,7 +140,7 @@ static void idle_streams_get_heartbeats(void **state) {
         struct stream st;
         (void) state;
 
-        stream_open(&st, "/v1/events", NULL);
+        stream_open(&st, daemon_.url, "/v1/events", NULL);
         for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; st.heartbeats < 3 && mono_ms() < deadline;)
                 pump(&st, 50);
         assert_true(st.heartbeats >= 3);
@@ -341,7 +152,7 @@ static void pads_and_presses_stream_and_a_reconnect_gets_exactly_what_it_missed(
         struct stream st;
         (void) state;
 
-        stream_open(&st, "/v1/events?topic=pads", NULL);
+        stream_open(&st, daemon_.url, "/v1/events?topic=pads", NULL);
         const char *sim_args[] = { "--pads", "2", "--link", link_path, "--seed", "7", "--uid-base", "4096", NULL };
         padsim_start(&sim, sim_args);
 
@@ -382,7 +193,7 @@ static void pads_and_presses_stream_and_a_reconnect_gets_exactly_what_it_missed(
                 char path[128];
                 snprintf(path, sizeof path, "/v1/events?topic=pads%s%s", how ? "&last_event_id=" : "",
                          how ? first_id : "");
-                stream_open(&st, path, how ? NULL : first_id);
+                stream_open(&st, daemon_.url, path, how ? NULL : first_id);
                 size_t m = wait_event(&st, 0, "pressed", PAD1);
                 assert_int_equal(json_integer_value(json_object_get(st.events[m].data, "button")), 5);
                 assert_int_equal(json_integer_value(json_object_get(st.events[m].data, "seq")), first_seq + 1);
@@ -396,7 +207,7 @@ static void pads_and_presses_stream_and_a_reconnect_gets_exactly_what_it_missed(
         }
 
         /* and live presses follow a resume, with growing ids */
-        stream_open(&st, "/v1/events?topic=pads", first_id);
+        stream_open(&st, daemon_.url, "/v1/events?topic=pads", first_id);
         wait_event(&st, 0, "pressed", PAD1);
         padsim_send(&sim, "{\"pad\":0,\"button\":3,\"press\":true}");
         size_t live = wait_event(&st, 1, "pressed", PAD0);
@@ -416,7 +227,7 @@ static void ids_of_another_run_get_a_reset_and_0_replays_the_run(void **state) {
         char other[48];
         snprintf(other, sizeof other, "%s", last);
         other[0] = other[0] == '0' ? '1' : '0';         /* another boot's epoch */
-        stream_open(&st, "/v1/events", other);
+        stream_open(&st, daemon_.url, "/v1/events", other);
         size_t k = wait_event(&st, 0, "reset", NULL);
         assert_int_equal(k, 0);
         assert_string_equal(data_str(&st.events[0], "reason"), "restarted");
@@ -424,7 +235,7 @@ static void ids_of_another_run_get_a_reset_and_0_replays_the_run(void **state) {
         stream_close(&st);
 
         /* "0": everything since start, beginning with the pads appearing */
-        stream_open(&st, "/v1/events?topic=pads", "0");
+        stream_open(&st, daemon_.url, "/v1/events?topic=pads", "0");
         wait_event(&st, 0, "pressed", NULL);
         assert_string_equal(st.events[0].name, "pad_added");
         stream_close(&st);
@@ -438,7 +249,7 @@ static void streams_beyond_the_limit_get_503(void **state) {
 
         assert_true(wait_streams(0));
         for (int i = 0; i < MAX_STREAMS; i++)
-                stream_open(&st[i], "/v1/events", NULL);
+                stream_open(&st[i], daemon_.url, "/v1/events", NULL);
         http_get(&daemon_, "/v1/events", NULL, &r);
         if (r.status != 503)
                 fail_msg("stream %d: HTTP %ld, expected 503", MAX_STREAMS + 1, r.status);
@@ -461,8 +272,8 @@ static void sigterm_ends_the_streams_and_the_daemon_exits(void **state) {
         int64_t elapsed;
         (void) state;
 
-        stream_open(&st[0], "/v1/events", NULL);
-        stream_open(&st[1], "/v1/events?topic=pads", NULL);
+        stream_open(&st[0], daemon_.url, "/v1/events", NULL);
+        stream_open(&st[1], daemon_.url, "/v1/events?topic=pads", NULL);
         int status = daemon_stop(&daemon_, SIGTERM, &elapsed);
         printf("# SIGTERM with 2 open streams to exit: %lld ms\n", (long long) elapsed / 1000);
         assert_int_equal(status, 0);

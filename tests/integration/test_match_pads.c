@@ -15,6 +15,7 @@
 #include <curl/curl.h>
 
 #include "tests/integration/harness.h"
+#include "tests/integration/sse_client.h"
 
 /* As test_pads.c: a generous settle window for a sanitizer build. */
 static const char config_text[] =
@@ -37,129 +38,11 @@ static const char *const pad_ids[N_PADS] = {
 #define DOESNT_FIT_CALL         7
 #define DOESNT_FIT_BUTTON       6
 
-#define MAX_EVENTS 256
-
 static struct daemon_proc daemon_;
 static struct padsim_proc sim;
 static char *link_path, *config_path, *admin_token, *referee_token;
 static json_int_t table_id;
 
-struct event {
-        char name[48];
-        json_t *data;
-};
-
-struct stream {
-        CURLM *multi;
-        CURL *easy;
-        char *buf;
-        size_t len, parsed;
-        bool done, opened;
-        struct event events[MAX_EVENTS];
-        size_t n_events;
-};
-
-static int64_t mono_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userdata) {
-        struct stream *st = userdata;
-        size_t n = size * nmemb;
-        char *b = realloc(st->buf, st->len + n + 1);
-
-        if (!b)
-                return 0;
-        memcpy(b + st->len, ptr, n);
-        st->buf = b;
-        st->len += n;
-        st->buf[st->len] = '\0';
-        return n;
-}
-
-static void parse(struct stream *st) {
-        char *end;
-
-        while ((end = strstr(st->buf + st->parsed, "\n\n"))) {
-                struct event ev = { 0 };
-                char *block = strndup(st->buf + st->parsed, (size_t) (end - (st->buf + st->parsed)));
-                char *save = NULL;
-
-                st->parsed = (size_t) (end + 2 - st->buf);
-                for (char *l = strtok_r(block, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-                        if (strncmp(l, "retry: ", 7) == 0)
-                                st->opened = true;
-                        else if (strncmp(l, "event: ", 7) == 0)
-                                snprintf(ev.name, sizeof ev.name, "%s", l + 7);
-                        else if (strncmp(l, "data: ", 6) == 0)
-                                ev.data = json_loads(l + 6, JSON_DECODE_ANY, NULL);
-                }
-                free(block);
-                if (ev.data) {
-                        assert_true(st->n_events < MAX_EVENTS);
-                        st->events[st->n_events++] = ev;
-                }
-        }
-}
-
-static void pump(struct stream *st, int ms) {
-        int64_t deadline = mono_ms() + ms;
-
-        do {
-                int running = 0, left;
-                CURLMsg *m;
-
-                curl_multi_perform(st->multi, &running);
-                while ((m = curl_multi_info_read(st->multi, &left)))
-                        if (m->msg == CURLMSG_DONE)
-                                st->done = true;
-                parse(st);
-                if (st->done)
-                        return;
-                curl_multi_poll(st->multi, NULL, 0, 20, NULL);
-        } while (mono_ms() < deadline);
-}
-
-/* The stream's socket must not outlive the test in a child it forks. */
-static int on_sockopt(void *userdata, curl_socket_t fd, curlsocktype purpose) {
-        (void) userdata, (void) purpose;
-        return fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ? CURL_SOCKOPT_ERROR : CURL_SOCKOPT_OK;
-}
-
-static void stream_open(struct stream *st, const char *path) {
-        char url[512];
-
-        memset(st, 0, sizeof *st);
-        st->buf = strdup("");
-        st->multi = curl_multi_init();
-        st->easy = curl_easy_init();
-        snprintf(url, sizeof url, "%s%s", daemon_.url, path);
-        curl_easy_setopt(st->easy, CURLOPT_URL, url);
-        curl_easy_setopt(st->easy, CURLOPT_WRITEFUNCTION, on_data);
-        curl_easy_setopt(st->easy, CURLOPT_WRITEDATA, st);
-        curl_easy_setopt(st->easy, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(st->easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt);
-        curl_multi_add_handle(st->multi, st->easy);
-        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; !st->opened && !st->done && mono_ms() < deadline;)
-                pump(st, 50);
-        if (!st->opened)
-                fail_msg("GET %s sent no \"retry:\" line: %s", path, st->buf);
-}
-
-static void stream_close(struct stream *st) {
-        for (size_t i = 0; i < st->n_events; i++)
-                json_decref(st->events[i].data);
-        curl_multi_remove_handle(st->multi, st->easy);
-        curl_easy_cleanup(st->easy);
-        curl_multi_cleanup(st->multi);
-        free(st->buf);
-        memset(st, 0, sizeof *st);
-}
-
-/* The first event at or after *from named one of names, waiting for it;
- * *from moves past it. */
 static const struct event *next_event(struct stream *st, size_t *from, const char *const *names) {
         int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
 
@@ -365,7 +248,7 @@ static void presses_on_the_pads_are_judged_into_calls(void **state) {
         http_reply_done(&r);
 
         snprintf(path, sizeof path, "/v1/events?topic=match/%lld", (long long) id);
-        stream_open(&st, path);
+        stream_open(&st, daemon_.url, path, NULL);
         snprintf(path, sizeof path, "/v1/matches/%lld/start", (long long) id);
         http_post_json(&daemon_, path, referee_token, "{}", &r);
         expect(&r, 200);
