@@ -77,30 +77,6 @@ static const char *const buzz_names[] = {
         [ENG_BUZZ_LONG_SHORT] = "long_short",
 };
 
-/* As eng_output_kind_name, except ENG_EV_GAME: "game_event" says what it
- * is in an SSE stream that also carries other resources' events. */
-static const char *const output_names[] = {
-        [ENG_EV_MATCH_STARTED] = "match_started",
-        [ENG_EV_CARD_REVEALED] = "card_revealed",
-        [ENG_EV_CALL_JUDGED] = "call_judged",
-        [ENG_EV_TIEBREAK_STARTED] = "tiebreak_started",
-        [ENG_EV_CARD_PLACED] = "card_placed",
-        [ENG_EV_CARD_TUCKED] = "card_tucked",
-        [ENG_EV_CHIP_GIVEN] = "chip_given",
-        [ENG_EV_PLAYER_ELIMINATED] = "player_eliminated",
-        [ENG_EV_REVEAL_EXPIRED] = "reveal_expired",
-        [ENG_EV_CALL_VOIDED] = "call_voided",
-        [ENG_EV_PAUSED] = "paused",
-        [ENG_EV_RESUMED] = "resumed",
-        [ENG_EV_SCORE_CHANGED] = "score_changed",
-        [ENG_EV_GAME] = "game_event",
-        [ENG_EV_MATCH_FINISHED] = "match_finished",
-        [ENG_REQ_WINDOW_OPEN] = "window_open",
-        [ENG_REQ_WINDOW_CLOSE] = "window_close",
-        [ENG_REQ_PAD_LIGHT] = "pad_light",
-        [ENG_REQ_PAD_BUZZ] = "pad_buzz",
-        [ENG_REQ_PAD_LOCKOUT] = "pad_lockout",
-};
 
 static const char *name_of(const char *const *names, size_t n, long i) {
         return i >= 0 && (size_t) i < n ? names[i] : NULL;
@@ -139,8 +115,14 @@ int match_json_status_from_name(const char *name) {
         return name_find(status_names, ELEMENTSOF(status_names), name);
 }
 
+/* The engine's names, except ENG_EV_GAME: "game_event" says what it is in
+ * an SSE stream that also carries other resources' events. */
 const char *match_json_output_name(enum eng_output_kind kind) {
-        return name_of(output_names, ELEMENTSOF(output_names), (long) kind);
+        const char *name = eng_output_kind_name(kind);
+
+        if (kind == ENG_EV_GAME)
+                return "game_event";
+        return strcmp(name, "unknown") == 0 ? NULL : name;     /* NULL: not a kind */
 }
 
 /* ---- Small builders.  Each json_object_set_new/json_array_append_new
