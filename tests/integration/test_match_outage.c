@@ -15,15 +15,10 @@
 #include <curl/curl.h>
 
 #include "tests/integration/harness.h"
+#include "tests/integration/crash_pilot_view.h"
 
 static struct daemon_proc daemon_;
 static char *referee_token, *pg_dir;
-
-static int64_t mono_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void pg(const char *what) {
         const char *root = harness_env("ARBITER_TEST_ROOT");
@@ -69,57 +64,18 @@ static json_t *view_of(json_int_t id) {
         return v;
 }
 
-/* Waits for an open window other than after; returns the view. */
-static json_t *wait_window(json_int_t id, json_int_t after) {
-        int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
-
-        for (;;) {
-                json_t *v = view_of(id), *w = json_object_get(v, "window");
-                if (json_is_object(w) && json_integer_value(json_object_get(w, "id")) != after &&
-                    json_is_object(json_object_get(v, "face_up")))
-                        return v;
-                json_decref(v);
-                if (mono_ms() > deadline)
-                        fail_msg("no new window opened in match %lld", (long long) id);
-                usleep(20000);
-        }
-}
-
-static json_int_t window_id(json_t *v) {
-        return json_integer_value(json_object_get(json_object_get(v, "window"), "id"));
-}
-
-/* A legal row (1..6) for the face-up card, or 7 ("doesn't fit"). */
-static int legal_call(json_t *v) {
-        json_t *face = json_object_get(v, "face_up"), *rows = json_object_get(v, "rows"), *row, *card;
-        json_int_t obj = json_integer_value(json_object_get(face, "object")),
-                   col = json_integer_value(json_object_get(face, "colour"));
-        size_t r, i;
-
-        json_array_foreach(rows, r, row) {
-                bool fits = true;
-                json_array_foreach(row, i, card)
-                        if (json_integer_value(json_object_get(card, "object")) == obj ||
-                            json_integer_value(json_object_get(card, "colour")) == col)
-                                fits = false;
-                if (fits)
-                        return (int) r + 1;
-        }
-        return 7;
-}
-
 /* Waits for the next window, calls it correctly from seat; returns the
  * input's seq and the window's id in *ret_window. */
 static json_int_t call_next(json_int_t id, int seat, json_int_t *ret_window) {
         struct http_reply r;
         char path[64], body[128];
-        json_t *v = wait_window(id, *ret_window), *e;
+        json_t *v = cp_wait_window(view_of, id, *ret_window), *e;
         size_t i;
         bool judged = false;
 
-        *ret_window = window_id(v);
+        *ret_window = cp_window_id(v);
         snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) id);
-        snprintf(body, sizeof body, "{\"seat\": %d, \"kind\": \"call\", \"call\": %d}", seat, legal_call(v));
+        snprintf(body, sizeof body, "{\"seat\": %d, \"kind\": \"call\", \"call\": %d}", seat, cp_pick_call(v, false));
         json_decref(v);
         http_post_json(&daemon_, path, referee_token, body, &r);
         expect(&r, 200);
@@ -203,7 +159,7 @@ static void inputs_made_during_an_outage_are_spooled_and_flushed(void **state) {
         json_int_t first = call_next(id, 1, &window);
         /* The next reveal is stored too: the log is read after every write
          * queued before it (the store sends queries in order). */
-        json_decref(wait_window(id, window));
+        json_decref(cp_wait_window(view_of, id, window));
         json_decref(log_of(id));
 
         /* The database goes away; calls are still taken and answered. */
@@ -229,11 +185,11 @@ static void inputs_made_during_an_outage_are_spooled_and_flushed(void **state) {
         json_decref(items);
 
         /* Down again: one more call is spooled, then kill -9. */
-        json_decref(wait_window(id, window));
+        json_decref(cp_wait_window(view_of, id, window));
         pg("stop");
         assert_true(wait_database_state(&daemon_, "disconnected", HARNESS_WAIT_MS));
         json_int_t last = call_next(id, 1, &window);
-        json_decref(wait_window(id, window));   /* the reveal after it, spooled as well */
+        json_decref(cp_wait_window(view_of, id, window));   /* the reveal after it, spooled as well */
         json_t *before = view_of(id);
         kill(daemon_.pid, SIGKILL);
         daemon_wait_exit(&daemon_);

@@ -16,6 +16,7 @@
 
 #include "tests/integration/harness.h"
 #include "tests/integration/sse_client.h"
+#include "tests/integration/crash_pilot_view.h"
 
 /* As test_pads.c: a generous settle window for a sanitizer build. */
 static const char config_text[] =
@@ -35,7 +36,6 @@ static const char *const pad_ids[N_PADS] = {
 
 /* A Crash Pilot pad's button b calls row b + 1; button 6 is "doesn't fit"
  * (docs/protocol.md section 7). */
-#define DOESNT_FIT_CALL         7
 #define DOESNT_FIT_BUTTON       6
 
 static struct daemon_proc daemon_;
@@ -76,50 +76,18 @@ static json_t *match_of(json_int_t id) {
         return j;
 }
 
-static json_int_t window_id(json_t *v) {
-        return json_integer_value(json_object_get(json_object_get(v, "window"), "id"));
-}
-
-/* Waits for an open window other than after; returns the public view. */
-static json_t *wait_window(json_int_t id, json_int_t after) {
-        int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
-
-        for (;;) {
-                json_t *m = match_of(id), *v = json_incref(json_object_get(m, "view"));
-                json_t *w = json_object_get(v, "window");
-                json_decref(m);
-                if (json_is_object(w) && json_integer_value(json_object_get(w, "id")) != after &&
-                    json_is_object(json_object_get(v, "face_up")))
-                        return v;
-                json_decref(v);
-                if (mono_ms() > deadline)
-                        fail_msg("no new window opened in match %lld", (long long) id);
-                usleep(20000);
-        }
-}
-
 /* The pad button for a legal call on the face-up card (or, with
  * want_wrong, a wrong one), as test_matches.c picks its calls. */
 static int pick_button(json_t *v, bool want_wrong) {
-        json_t *face = json_object_get(v, "face_up"), *rows = json_object_get(v, "rows"), *row, *card;
-        json_int_t obj = json_integer_value(json_object_get(face, "object")),
-                   col = json_integer_value(json_object_get(face, "colour"));
-        size_t r, i;
-        int legal = 0, wrong = 0, c;
+        int c = cp_pick_call(v, want_wrong);
+        return c == CP_DOESNT_FIT_CALL ? DOESNT_FIT_BUTTON : c - 1;
+}
 
-        json_array_foreach(rows, r, row) {
-                bool fits = true;
-                json_array_foreach(row, i, card)
-                        if (json_integer_value(json_object_get(card, "object")) == obj ||
-                            json_integer_value(json_object_get(card, "colour")) == col)
-                                fits = false;
-                if (fits && !legal)
-                        legal = (int) r + 1;
-                if (!fits && !wrong)
-                        wrong = (int) r + 1;
-        }
-        c = want_wrong ? (wrong ? wrong : DOESNT_FIT_CALL) : (legal ? legal : DOESNT_FIT_CALL);
-        return c == DOESNT_FIT_CALL ? DOESNT_FIT_BUTTON : c - 1;
+/* The public view of match id (a new reference), for cp_wait_window. */
+static json_t *public_view(json_int_t id) {
+        json_t *m = match_of(id), *v = json_incref(json_object_get(m, "view"));
+        json_decref(m);
+        return v;
 }
 
 static json_int_t health_unassigned(void) {
@@ -255,8 +223,8 @@ static void presses_on_the_pads_are_judged_into_calls(void **state) {
         http_reply_done(&r);
 
         /* seat 1 (pad 0) calls correctly: the judge's winner, with a reaction time */
-        v = wait_window(id, 0);
-        json_int_t w = window_id(v);
+        v = cp_wait_window(public_view, id, 0);
+        json_int_t w = cp_window_id(v);
         press(0, pick_button(v, false), 1000);
         json_decref(v);
         ev = next_event(&st, &at, judged);
@@ -266,8 +234,8 @@ static void presses_on_the_pads_are_judged_into_calls(void **state) {
         wait_padsim_log("pad 0: light");
 
         /* seat 2 (pad 1) calls wrongly: a chip and a buzz */
-        v = wait_window(id, w);
-        w = window_id(v);
+        v = cp_wait_window(public_view, id, w);
+        w = cp_window_id(v);
         press(1, pick_button(v, true), 1000);
         json_decref(v);
         ev = next_event(&st, &at, judged);
@@ -280,8 +248,8 @@ static void presses_on_the_pads_are_judged_into_calls(void **state) {
          * tiebreak starts for seats 1 and 3.  Should the two clocks happen
          * to order them beyond doubt, the judge names one winner instead:
          * then it must be one of the two and the call comes from a pad. */
-        v = wait_window(id, w);
-        w = window_id(v);
+        v = cp_wait_window(public_view, id, w);
+        w = cp_window_id(v);
         int b = pick_button(v, false);
         json_decref(v);
         press(0, b, 5000);
@@ -295,8 +263,8 @@ static void presses_on_the_pads_are_judged_into_calls(void **state) {
                 wait_padsim_log("pad 2: light");
 
                 /* seat 2 is not in the tiebreak: its press is ignored and counted */
-                v = wait_window(id, w);
-                w = window_id(v);
+                v = cp_wait_window(public_view, id, w);
+                w = cp_window_id(v);
                 json_decref(v);
                 size_t before = log_length(id);
                 press(1, 0, 1000);
@@ -315,7 +283,7 @@ static void presses_on_the_pads_are_judged_into_calls(void **state) {
                 json_int_t seat = json_integer_value(json_object_get(ev->data, "seat"));
                 assert_true(seat == 1 || seat == 3);
                 print_message("# the simultaneous presses were ordered: seat %lld won\n", (long long) seat);
-                v = wait_window(id, w);         /* the next card is up and waits 60 s */
+                v = cp_wait_window(public_view, id, w);         /* the next card is up and waits 60 s */
                 json_decref(v);
         }
 

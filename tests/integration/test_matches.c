@@ -17,6 +17,7 @@
 
 #include "tests/integration/harness.h"
 #include "tests/integration/sse_client.h"
+#include "tests/integration/crash_pilot_view.h"
 
 static struct daemon_proc daemon_;
 static char *admin_token, *referee_token;
@@ -67,51 +68,6 @@ static json_t *view_of(json_int_t id) {
         json_t *v = json_incref(json_object_get(r.json, "view"));
         http_reply_done(&r);
         return v;
-}
-
-/* Waits for an open window other than after; returns the view. */
-static json_t *wait_window(json_int_t id, json_int_t after) {
-        int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
-
-        for (;;) {
-                json_t *v = view_of(id), *w = json_object_get(v, "window");
-                if (json_is_object(w) && json_integer_value(json_object_get(w, "id")) != after &&
-                    json_is_object(json_object_get(v, "face_up")))
-                        return v;
-                json_decref(v);
-                if (mono_ms() > deadline)
-                        fail_msg("no new window opened in match %lld", (long long) id);
-                usleep(20000);
-        }
-}
-
-static json_int_t window_id(json_t *v) {
-        return json_integer_value(json_object_get(json_object_get(v, "window"), "id"));
-}
-
-/* A legal row (1..6) for the face-up card, or 7 ("doesn't fit") when none
- * is; with want_wrong, a call that is wrong instead. */
-static int pick_call(json_t *v, bool want_wrong) {
-        json_t *face = json_object_get(v, "face_up"), *rows = json_object_get(v, "rows"), *row, *card;
-        json_int_t obj = json_integer_value(json_object_get(face, "object")),
-                   col = json_integer_value(json_object_get(face, "colour"));
-        size_t r, i;
-        int legal = 0, wrong = 0;
-
-        json_array_foreach(rows, r, row) {
-                bool fits = true;
-                json_array_foreach(row, i, card)
-                        if (json_integer_value(json_object_get(card, "object")) == obj ||
-                            json_integer_value(json_object_get(card, "colour")) == col)
-                                fits = false;
-                if (fits && !legal)
-                        legal = (int) r + 1;
-                if (!fits && !wrong)
-                        wrong = (int) r + 1;
-        }
-        if (want_wrong)
-                return wrong ? wrong : 7;
-        return legal ? legal : 7;
 }
 
 /* Posts a call; returns the reply's events (a new reference). */
@@ -259,8 +215,8 @@ static void an_uncalled_reveal_expires_by_the_timer(void **state) {
 
         json_int_t id = create_match("{\"reveal\": {\"pause_ms\": 0, \"timeout_ms\": 1000}}");
         control(id, "start", 200);
-        json_t *v = wait_window(id, 0);
-        json_t *next = wait_window(id, window_id(v));          /* expired after 1 s, a new card */
+        json_t *v = cp_wait_window(view_of, id, 0);
+        json_t *next = cp_wait_window(view_of, id, cp_window_id(v));          /* expired after 1 s, a new card */
         json_decref(v);
         json_decref(next);
         snprintf(path, sizeof path, "/v1/matches/%lld/log", (long long) id);
@@ -307,7 +263,7 @@ static void a_live_match_is_an_object_on_dbus(void **state) {
         free(out);
 
         control(id, "start", 200);
-        json_t *v = wait_window(id, 0);
+        json_t *v = cp_wait_window(view_of, id, 0);
         out = run_capture(&st, "busctl --user introspect org.arbiter.Arbiter1 '%s' 2>&1", path);
         assert_int_equal(st, 0);
         free(out);
@@ -321,7 +277,7 @@ static void a_live_match_is_an_object_on_dbus(void **state) {
         assert_non_null(strstr(out, "aas 6 1 "));               /* six rows of one starting card */
         assert_null(strstr(out, "s \"\"\n"));                /* a card is face up */
         char window[32];
-        snprintf(window, sizeof window, "u %lld", (long long) window_id(v));
+        snprintf(window, sizeof window, "u %lld", (long long) cp_window_id(v));
         assert_non_null(strstr(out, window));
         free(out);
 
@@ -331,7 +287,7 @@ static void a_live_match_is_an_object_on_dbus(void **state) {
                                  "\"type='signal',interface='org.arbiter.Arbiter1.Match'\" "
                                  "> '%s' 2>&1 & echo $! > '%s.pid'", mon, mon), 0);
         usleep(500000);         /* let the monitor subscribe */
-        json_decref(call(id, 1, pick_call(v, false), 200));
+        json_decref(call(id, 1, cp_pick_call(v, false), 200));
         static const char *const want[] = { "Member=CallJudged", "STRING \"correct\"", "Member=CardRevealed" };
         bool seen = wait_file_has(mon, want, sizeof want / sizeof want[0]);
         run_cmd("kill $(cat '%s.pid') 2>/dev/null", mon);
@@ -363,51 +319,51 @@ static void a_match_is_played_logged_streamed_and_survives_kill_9(void **state) 
         control(id, "start", 409);
 
         /* a correct call places the card */
-        v = wait_window(id, 0);
-        ev = call(id, 1, pick_call(v, false), 200);
+        v = cp_wait_window(view_of, id, 0);
+        ev = call(id, 1, cp_pick_call(v, false), 200);
         assert_string_equal(json_string_value(json_object_get(event_named(ev, "call_judged"), "verdict")), "correct");
-        json_int_t w = window_id(v);
+        json_int_t w = cp_window_id(v);
         json_decref(v);
         json_decref(ev);
 
         /* a wrong call gives a chip */
-        v = wait_window(id, w);
-        ev = call(id, 2, pick_call(v, true), 200);
+        v = cp_wait_window(view_of, id, w);
+        ev = call(id, 2, cp_pick_call(v, true), 200);
         assert_string_equal(json_string_value(json_object_get(event_named(ev, "call_judged"), "verdict")), "wrong");
         assert_int_equal(json_integer_value(json_object_get(event_named(ev, "chip_given"), "chips")), 1);
-        w = window_id(v);
+        w = cp_window_id(v);
         json_decref(v);
         json_decref(ev);
 
         /* a tie, then the tiebreak resolved by one of the tied seats */
-        v = wait_window(id, w);
+        v = cp_wait_window(view_of, id, w);
         snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) id);
         post(path, "{\"kind\": \"tie\", \"seats\": [1, 3]}", &r);
         expect(&r, 200);
         event_named(json_object_get(r.json, "events"), "tiebreak_started");
         http_reply_done(&r);
-        w = window_id(v);
+        w = cp_window_id(v);
         json_decref(v);
-        v = wait_window(id, w);
+        v = cp_wait_window(view_of, id, w);
         json_decref(call(id, 2, 1, 409));                       /* not in the tiebreak */
-        ev = call(id, 3, pick_call(v, false), 200);
+        ev = call(id, 3, cp_pick_call(v, false), 200);
         event_named(ev, "call_judged");
-        w = window_id(v);
+        w = cp_window_id(v);
         json_decref(v);
         json_decref(ev);
 
         /* two more wrong calls: three chips, seat 2 is out */
         for (int i = 0; i < 2; i++) {
-                v = wait_window(id, w);
-                ev = call(id, 2, pick_call(v, true), 200);
-                w = window_id(v);
+                v = cp_wait_window(view_of, id, w);
+                ev = call(id, 2, cp_pick_call(v, true), 200);
+                w = cp_window_id(v);
                 json_decref(v);
                 if (i == 1)
                         event_named(ev, "player_eliminated");
                 json_decref(ev);
         }
-        v = wait_window(id, w);
-        w = window_id(v);
+        v = cp_wait_window(view_of, id, w);
+        w = cp_window_id(v);
         json_decref(v);
 
         /* the stream saw it all, with ids */
@@ -449,7 +405,7 @@ static void a_match_is_played_logged_streamed_and_survives_kill_9(void **state) 
         http_reply_done(&r);
 
         /* and it takes the next call */
-        ev = call(id, 1, pick_call(after, false), 200);
+        ev = call(id, 1, cp_pick_call(after, false), 200);
         event_named(ev, "call_judged");
         json_decref(ev);
         json_decref(before);
