@@ -54,22 +54,13 @@ names=()
 pg_started=0
 wrk_pid=""
 
-log() { printf 'bench_e2e: %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+BENCH_NAME=bench_e2e
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-stop_pid() {    # stop_pid PID NAME TIMEOUT_S
-        local pid=$1 name=$2 i
-        kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
-        kill -TERM "$pid" 2>/dev/null || true
-        for ((i = 0; i < $3 * 10; i++)); do
-                kill -0 "$pid" 2>/dev/null || break
-                sleep 0.1
-        done
-        if kill -0 "$pid" 2>/dev/null; then
-                log "$name (pid $pid) ignored SIGTERM for $3 s; killing it"
-                kill -KILL "$pid" 2>/dev/null || true
-        fi
-        wait "$pid" 2>/dev/null || true
+started() {     # started PID NAME
+        pids+=("$1")
+        names+=("$2")
 }
 
 cleanup() {
@@ -91,26 +82,6 @@ cleanup() {
         fi
 }
 
-need() {        # need TOOL PACKAGE
-        command -v "$1" >/dev/null 2>&1 || die "$1 not found: apt-get install $2 (or make deps)"
-}
-
-started() {     # started PID NAME
-        pids+=("$1")
-        names+=("$2")
-}
-
-free_port() {
-        local p i
-        for i in $(seq 200); do
-                p=$((20000 + RANDOM % 40000))
-                if ! ss -Htan "sport = :$p" | grep -q .; then
-                        echo "$p"
-                        return 0
-                fi
-        done
-        die "no free TCP port found"
-}
 
 # Lines in FILE matching PATTERN.
 count() { grep -c -- "$2" "$1" 2>/dev/null || true; }

@@ -55,24 +55,9 @@ daemon_pid=""
 nginx_pid=""
 pg_started=0
 
-log() { printf 'bench: %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
-
-# Stops one process we started: SIGTERM, then SIGKILL after a timeout.
-stop_pid() {    # stop_pid PID NAME TIMEOUT_S
-        local pid=$1 name=$2 i
-        kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
-        kill -TERM "$pid" 2>/dev/null || true
-        for ((i = 0; i < $3 * 10; i++)); do
-                kill -0 "$pid" 2>/dev/null || break
-                sleep 0.1
-        done
-        if kill -0 "$pid" 2>/dev/null; then
-                log "$name (pid $pid) ignored SIGTERM for $3 s; killing it"
-                kill -KILL "$pid" 2>/dev/null || true
-        fi
-        wait "$pid" 2>/dev/null || true
-}
+BENCH_NAME=bench
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 cleanup() {
         local status=$?
@@ -90,23 +75,6 @@ cleanup() {
         fi
 }
 
-need() {        # need TOOL PACKAGE
-        command -v "$1" >/dev/null 2>&1 || die "$1 not found: apt-get install $2 (or make deps)"
-}
-
-# A TCP port on 127.0.0.1 that nothing uses now (a small race is acceptable
-# for a benchmark: a clash fails loudly at bind time).
-free_port() {
-        local p i
-        for i in $(seq 200); do
-                p=$((20000 + RANDOM % 40000))
-                if ! ss -Htan "sport = :$p" | grep -q .; then
-                        echo "$p"
-                        return 0
-                fi
-        done
-        die "no free TCP port found"
-}
 
 # Waits until URL answers 2xx while PID lives.
 wait_http() {   # wait_http URL PID NAME TIMEOUT_S
