@@ -64,6 +64,8 @@ struct api_match_ops {
         /* action: "start", "pause", "resume" or "abort". */
         void (*control)(void *userdata, struct api_request *req, int64_t id, const char *action);
         void (*input)(void *userdata, struct api_request *req, int64_t id);
+        /* GET /v1/matches/{id}/events: api_events_stream of its topic. */
+        void (*events)(void *userdata, struct api_request *req, int64_t id);
 };
 
 /* What the handlers reach of the rest of the daemon.  The daemon owns all
@@ -134,6 +136,9 @@ void api_reply_stream(struct api_request *req, struct MHD_Response *response);
 /* Live events of the pad bus on topic "pads" (api/events.c): "pad_added"
  * and "pad_removed" with the pad, "pressed" with the press.  Failures are
  * logged; hub may be NULL. */
+/* Replies with a Server-Sent Events stream of topic (a topic or prefix;
+ * NULL or "": everything), resumed after the request's Last-Event-ID. */
+void api_events_stream(struct api_request *req, const char *topic);
 void api_events_pad(struct sse_hub *hub, const char *event, const struct pad *pad);
 void api_events_press(struct sse_hub *hub, const struct pad_press *press);
 

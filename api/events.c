@@ -62,7 +62,10 @@ static void stream_free(void *cls) {
 }
 
 void handle_events(struct api_request *req) {
-        const char *topic = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "topic");
+        api_events_stream(req, MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "topic"));
+}
+
+void api_events_stream(struct api_request *req, const char *topic) {
         const char *last = MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, "Last-Event-ID");
         struct MHD_Response *response;
         struct sse_stats stats;

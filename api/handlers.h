@@ -26,6 +26,7 @@ void handle_matches_create(struct api_request *req);
 void handle_match_get(struct api_request *req);
 void handle_match_seat(struct api_request *req);
 void handle_match_log(struct api_request *req);
+void handle_match_events(struct api_request *req);
 void handle_match_start(struct api_request *req);
 void handle_match_pause(struct api_request *req);
 void handle_match_resume(struct api_request *req);

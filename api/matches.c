@@ -91,6 +91,13 @@ void handle_match_log(struct api_request *req) {
                 req->deps->matches->log(req->deps->matches_userdata, req, id, limit, after);
 }
 
+void handle_match_events(struct api_request *req) {
+        long long id;
+
+        if (id_param(req, "id", &id) && ops(req))
+                req->deps->matches->events(req->deps->matches_userdata, req, id);
+}
+
 static void control(struct api_request *req, const char *action) {
         long long id;
 

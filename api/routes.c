@@ -26,6 +26,7 @@ const struct route api_routes[] = {
         { "GET",    "/v1/matches/{id}", handle_match_get,    AUTH_ROLE_DISPLAY, "one match with its public view and result" },
         { "GET",    "/v1/matches/{id}/seats/{seat}", handle_match_seat, AUTH_ROLE_DISPLAY, "what one player's screen shows" },
         { "GET",    "/v1/matches/{id}/log", handle_match_log, AUTH_ROLE_REFEREE, "the stored input log, by seq" },
+        { "GET",    "/v1/matches/{id}/events", handle_match_events, AUTH_ROLE_DISPLAY, "one match's live events (Server-Sent Events)" },
         { "POST",   "/v1/matches/{id}/start", handle_match_start, AUTH_ROLE_REFEREE, "start a ready match" },
         { "POST",   "/v1/matches/{id}/pause", handle_match_pause, AUTH_ROLE_REFEREE, "pause a running match" },
         { "POST",   "/v1/matches/{id}/resume", handle_match_resume, AUTH_ROLE_REFEREE, "resume a paused match" },

@@ -12,12 +12,23 @@
 #include <microhttpd.h>
 
 #include "api/handlers.h"
+#include "engine/engine.h"
 #include "hardware/padbus.h"
 #include "store/store.h"
 
 #define TABLE_MAX_SEATS   8             /* engine/judge.h JUDGE_MAX_SEATS */
 #define BUTTON_MAX        (PROTO_MAX_BUTTONS - 1)
 #define CALL_NAME_MAX     32
+
+/* Tables serve every game: a button may name a call of any of them. */
+static bool is_call_name(const char *name) {
+        int call;
+
+        for (size_t g = 0; eng_games[g]; g++)
+                if (eng_call_by_name(eng_games[g], name, &call) == 0)
+                        return true;
+        return false;
+}
 
 /* The stored table as one JSON object, built by the database. */
 #define TABLE_JSON(t, seats) \
@@ -83,6 +94,13 @@ static bool check_seat(struct api_request *req, size_t i, json_t *seat, uint32_t
                                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
                                                   "seats[%zu].buttons.%s: must be a call name of 1 to %d characters",
                                                   i, key, CALL_NAME_MAX);
+                                return false;
+                        }
+                        if (!is_call_name(json_string_value(v))) {
+                                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                                  "seats[%zu].buttons.%s: \"%.32s\" is no call of any game "
+                                                  "(Crash Pilot: \"row 1\" to \"row 6\", \"doesn't fit\")",
+                                                  i, key, json_string_value(v));
                                 return false;
                         }
                 }

@@ -78,6 +78,7 @@ struct get_ctx {
         struct matches *reg;
         struct api_request *req;
         unsigned status;
+        int64_t id;
 };
 
 static void on_row(void *userdata, const PGresult *res, const char *error) {
@@ -360,6 +361,52 @@ static void get(void *userdata, struct api_request *req, int64_t id) {
         reply_match(userdata, req, id, MHD_HTTP_OK);
 }
 
+/* A match's events go on "match/<id>" (matches.c publish). */
+static void stream_of(struct api_request *req, int64_t id) {
+        char topic[MATCH_TOPIC_MAX];
+
+        snprintf(topic, sizeof topic, "match/%" PRId64, id);
+        api_events_stream(req, topic);
+}
+
+static void on_events_row(void *userdata, const PGresult *res, const char *error) {
+        struct get_ctx *c = userdata;
+
+        if (!res)
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the match failed: %s", error);
+        else if (PQntuples(res) == 0)
+                api_reply_problem(c->req, MHD_HTTP_NOT_FOUND, "there is no match %s", route_param(&c->req->match, "id"));
+        else
+                stream_of(c->req, c->id);
+        free(c);
+}
+
+/* A live match streams at once (the database may be away); any other is
+ * looked up so that an unknown id is a 404, not a stream that stays quiet. */
+static void events(void *userdata, struct api_request *req, int64_t id) {
+        struct matches *reg = userdata;
+        char id_s[NUM_MAX];
+        struct get_ctx *c;
+        int r;
+
+        if (matches_find(reg, id)) {
+                stream_of(req, id);
+                return;
+        }
+        c = calloc(1, sizeof *c);
+        if (!c) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                return;
+        }
+        *c = (struct get_ctx) { .reg = reg, .req = req, .id = id };
+        snprintf(id_s, sizeof id_s, "%" PRId64, id);
+        r = match_store_get(matches_store(reg), id_s, on_events_row, c);
+        if (r < 0) {
+                free(c);
+                reply_store_failed(req, r);
+        }
+}
+
 static void seat_view(void *userdata, struct api_request *req, int64_t id, long long seat) {
         struct match *m = live_match(userdata, req, id);
 
@@ -606,6 +653,7 @@ static const struct api_match_ops ops = {
         .log = log_page,
         .control = control,
         .input = input,
+        .events = events,
 };
 
 const struct api_match_ops *match_api_ops(void) {

@@ -32,11 +32,12 @@ int match_store_insert_match(struct store *s, const char *game, const char *tabl
                              store_result_fn cb, void *userdata) {
         const char *p[] = { game, table_id, seed, config, seats, who };
 
-        /* Each seat takes the pad its table binds to it. */
+        /* Each seat takes the pad and button map its table binds to it. */
         return store_query(s,
                 "WITH m AS (INSERT INTO matches (game, table_id, seed, config, seats, created_by) "
                 "  SELECT $1, $2::bigint, $3::bigint, $4::jsonb, "
-                "    (SELECT jsonb_agg(jsonb_build_object('seat', x.seat, 'name', x.name, 'pad', ts.pad_id) "
+                "    (SELECT jsonb_agg(jsonb_build_object('seat', x.seat, 'name', x.name, 'pad', ts.pad_id, "
+                "                                         'buttons', ts.button_map) "
                 "                      ORDER BY x.seat) "
                 "       FROM jsonb_to_recordset($5::jsonb) AS x(seat int, name text) "
                 "       LEFT JOIN table_seats ts ON ts.table_id = $2::bigint AND ts.seat = x.seat), $6 "

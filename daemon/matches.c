@@ -83,9 +83,13 @@ static void on_judge_timer(evutil_socket_t fd, short what, void *userdata);
 static void flush_next(struct matches *reg);
 static void load_unfinished(struct matches *reg);
 
+static void held_end(struct matches *reg, struct match_held *h, size_t n, bool durable);
+
 static void match_free(struct match *m) {
         if (!m)
                 return;
+        held_end(m->reg, m->held, m->n_held, false);
+        free(m->held);
         if (m->timer)
                 event_free(m->timer);
         if (m->judge_timer)
@@ -112,6 +116,8 @@ static void match_release(struct match *m) {
         evtimer_del(m->timer);
         evtimer_del(m->judge_timer);
         m->judging = false;
+        held_end(m->reg, m->held, m->n_held, true);
+        m->n_held = 0;
         if (m->pending > 0)
                 m->released = true;
         else
@@ -166,7 +172,8 @@ static struct match *match_alloc(struct matches *reg, const struct eng_game *g) 
         m->scratch = calloc(1, g->state_size);
         m->timer = evtimer_new(loop_base(reg->loop), NULL, NULL);
         m->judge_timer = evtimer_new(loop_base(reg->loop), on_judge_timer, m);
-        if (!m->state || !m->scratch || !m->timer || !m->judge_timer) {
+        m->held = calloc(JUDGE_MAX_PRESSES, sizeof *m->held);
+        if (!m->state || !m->scratch || !m->timer || !m->judge_timer || !m->held) {
                 match_free(m);
                 return NULL;
         }
@@ -184,6 +191,30 @@ static struct match *match_alloc(struct matches *reg, const struct eng_game *g) 
         return m;
 }
 
+/* A seat's button map {"0": "row 1", ...} (api/tables.c checked its
+ * form); a name that is no call of this game leaves that button unmapped. */
+static void load_buttons(struct match *m, unsigned seat, json_t *buttons) {
+        const char *key;
+        json_t *v;
+
+        m->mapped[seat] = true;
+        memset(m->calls[seat], -1, sizeof m->calls[seat]);
+        json_object_foreach(buttons, key, v) {
+                long b = strtol(key, NULL, 10);
+                int call;
+
+                if (b < 0 || b >= MATCH_BUTTONS || !json_is_string(v))
+                        continue;
+                if (eng_call_by_name(m->game, json_string_value(v), &call) < 0 || call > INT8_MAX) {
+                        log_warning("match %" PRId64 ": seat %u button %ld maps to \"%s\", which is no call of %s: "
+                                    "that button makes no call", m->id, seat + 1, b, json_string_value(v),
+                                    m->game->name);
+                        continue;
+                }
+                m->calls[seat][b] = (int8_t) call;
+        }
+}
+
 /* Takes each seat's pad and name from the stored seats [{seat (1-based),
  * name, pad}]. */
 static void load_pads(struct match *m, json_t *seats) {
@@ -192,13 +223,17 @@ static void load_pads(struct match *m, json_t *seats) {
 
         memset(m->pads, 0, sizeof m->pads);
         memset(m->names, 0, sizeof m->names);
+        memset(m->mapped, 0, sizeof m->mapped);
         json_array_foreach(seats, i, it) {
                 json_int_t seat = json_integer_value(json_object_get(it, "seat"));
                 const char *pad = json_string_value(json_object_get(it, "pad")),
                            *name = json_string_value(json_object_get(it, "name"));
+                json_t *buttons = json_object_get(it, "buttons");
 
                 if (seat >= 1 && seat <= ENG_MAX_SEATS && name)
                         snprintf(m->names[seat - 1], MATCH_NAME_MAX, "%s", name);
+                if (seat >= 1 && seat <= ENG_MAX_SEATS && json_is_object(buttons))
+                        load_buttons(m, (unsigned) seat - 1, buttons);
                 if (seat < 1 || seat > ENG_MAX_SEATS || !pad || strlen(pad) != MATCH_PAD_ID_MAX - 1)
                         continue;
                 memcpy(m->pads[seat - 1], pad, MATCH_PAD_ID_MAX);
@@ -228,6 +263,9 @@ static void judge_follow(struct match *m) {
                 judge_close(&m->judge);
                 evtimer_del(m->judge_timer);
                 m->judging = false;
+                /* closed undecided: its presses made no input */
+                held_end(m->reg, m->held, m->n_held, true);
+                m->n_held = 0;
         }
         if (!m->window_open || m->judging || m->aborted || m->stale)
                 return;
@@ -919,9 +957,26 @@ bool matches_loading(const struct matches *reg) {
 
 /* ---- pad presses -------------------------------------------------------- */
 
+/* Ends the held ACKs of presses (matches.h, "ACKs"). */
+static void held_end(struct matches *reg, struct match_held *h, size_t n, bool durable) {
+        for (size_t i = 0; i < n; i++)
+                if (reg->pads)
+                        padbus_ack(reg->pads, h[i].pad, h[i].event_no, durable);
+}
+
+/* The presses a judged input rests on, ACKed once it is stored. */
+struct judged_acks {
+        struct matches *reg;
+        size_t n;
+        struct match_held v[];
+};
+
 static void on_pad_input_done(void *userdata, struct match *m, int r, const struct eng_input *in,
                               const struct eng_out *out, const char *error) {
-        (void) userdata;
+        struct judged_acks *acks = userdata;
+
+        held_end(acks->reg, acks->v, acks->n, r == 0);
+        free(acks);
         if (r < 0)
                 log_warning("match %" PRId64 ": judged input %" PRIu64 " could not be stored: %s", m->id, in->seq,
                             error);
@@ -931,12 +986,37 @@ static void on_pad_input_done(void *userdata, struct match *m, int r, const stru
                          in->kind == ENG_IN_TIE ? in->tie.window : in->call.window, eng_refusal_name(out->refusal));
 }
 
+/* The call a seat's button makes (matches.h, "Buttons"): 0 or -EINVAL. */
+static int call_of(const struct match *m, unsigned seat, unsigned button, int *ret_call) {
+        if (!m->mapped[seat])
+                return m->game->call_of_button(button, ret_call);
+        if (button >= MATCH_BUTTONS || m->calls[seat][button] < 0)
+                return -EINVAL;
+        *ret_call = m->calls[seat][button];
+        return 0;
+}
+
 /* Turns the judge's decision into the engine input it stands for and
- * submits it.  Times go from host time to match time. */
+ * submits it.  Times go from host time to match time.  The window's held
+ * presses go with it, to be ACKed once it is stored. */
 static void submit_decision(struct match *m, const struct judge_result *res) {
         struct eng_input in = { .seat = ENG_SEAT_TABLE };
+        struct judged_acks *acks;
         char who[MATCH_WHO_MAX];
         int r;
+
+        acks = malloc(sizeof *acks + m->n_held * sizeof acks->v[0]);
+        if (!acks) {
+                log_warning("match %" PRId64 ": out of memory: the decision of window %" PRIu32 " is lost", m->id,
+                            m->judge_window);
+                held_end(m->reg, m->held, m->n_held, false);
+                m->n_held = 0;
+                return;
+        }
+        acks->reg = m->reg;
+        acks->n = m->n_held;
+        memcpy(acks->v, m->held, m->n_held * sizeof acks->v[0]);
+        m->n_held = 0;
 
         /* Every held press that is not the winner or in the tie made no input. */
         m->ignored_presses += res->n_refused + (res->n_counted - res->n_first);
@@ -944,9 +1024,12 @@ static void submit_decision(struct match *m, const struct judge_result *res) {
                 const struct judge_press *p = &res->first[0];
                 int call;
 
-                /* Checked on arrival: only presses of buttons the game uses are judged. */
-                if (m->game->call_of_button(p->button, &call) < 0)
+                /* Checked on arrival: only presses of buttons that make a call are judged. */
+                if (call_of(m, p->seat, p->button, &call) < 0) {
+                        held_end(acks->reg, acks->v, acks->n, true);
+                        free(acks);
                         return;
+                }
                 in.seat = p->seat;
                 in.kind = ENG_IN_CALL;
                 in.call.window = m->judge_window;
@@ -962,11 +1045,17 @@ static void submit_decision(struct match *m, const struct judge_result *res) {
                 snprintf(who, sizeof who, "pads");
         }
         int64_t id = m->id;
-        r = match_submit(m, &in, MATCH_SOURCE_PAD, who, on_pad_input_done, NULL);
-        /* -EPROTO: the match went to a referee and m is gone. */
-        if (r < 0 && r != -EPROTO)
-                log_warning("match %" PRId64 ": the judged %s for window %" PRIu32 " is lost: %s", id,
-                            in.kind == ENG_IN_TIE ? "tie" : "call", m->judge_window, strerror(-r));
+        uint32_t window = m->judge_window;
+        r = match_submit(m, &in, MATCH_SOURCE_PAD, who, on_pad_input_done, acks);
+        if (r < 0) {
+                /* not stored: the pads send these presses again */
+                held_end(acks->reg, acks->v, acks->n, false);
+                free(acks);
+                /* -EPROTO: the match went to a referee and m is gone. */
+                if (r != -EPROTO)
+                        log_warning("match %" PRId64 ": the judged %s for window %" PRIu32 " is lost: %s", id,
+                                    in.kind == ENG_IN_TIE ? "tie" : "call", window, strerror(-r));
+        }
 }
 
 /* Asks the judge for its decision at the real now: presses reach it as
@@ -1020,7 +1109,7 @@ static struct match *match_of_pad(struct matches *reg, const char *pad, int *ret
         return NULL;
 }
 
-void matches_pad_received(struct matches *reg, const struct pad_press *press) {
+bool matches_pad_received(struct matches *reg, const struct pad_press *press) {
         enum judge_reason reason;
         struct match *m;
         int seat, call, r;
@@ -1028,15 +1117,15 @@ void matches_pad_received(struct matches *reg, const struct pad_press *press) {
         m = match_of_pad(reg, press->pad->id, &seat);
         if (!m) {
                 reg->unassigned_presses++;
-                return;
+                return false;
         }
-        /* A button the game gives no meaning is no call: it never reaches
-         * the judge, so it neither wins a window nor counts as a false start. */
-        if (m->game->call_of_button(press->button, &call) < 0) {
+        /* A button that makes no call never reaches the judge: it neither
+         * wins a window nor counts as a false start. */
+        if (call_of(m, (unsigned) seat, press->button, &call) < 0) {
                 m->ignored_presses++;
                 log_debug("match %" PRId64 ": pad %s button %u is no call: ignored", m->id, press->pad->id,
                           press->button);
-                return;
+                return false;
         }
         struct judge_press jp = {
                 .id = press->received_no,
@@ -1048,12 +1137,16 @@ void matches_pad_received(struct matches *reg, const struct pad_press *press) {
                 .receive_time = press->clock_fallback,
         };
         r = judge_press(&m->judge, &jp, &reason);
-        if (r < 0 || reason != JUDGE_HELD) {
+        if (r < 0 || reason != JUDGE_HELD || m->n_held == JUDGE_MAX_PRESSES) {
                 m->ignored_presses++;
                 log_debug("match %" PRId64 ": press %" PRIu64 " from pad %s not judged: %s", m->id, press->received_no,
                           press->pad->id, r < 0 ? strerror(-r) : judge_reason_name(reason));
+                judge_check(m);
+                return false;
         }
+        m->held[m->n_held++] = (struct match_held) { .pad = press->pad, .event_no = press->event_no };
         judge_check(m);
+        return true;
 }
 
 uint64_t matches_unassigned_presses(const struct matches *reg) {

@@ -88,6 +88,19 @@
  * feedback requests are sent once the input that made them is stored,
  * alongside its events.
  *
+ * ACKs.  A pad's press is ACKed once what it made is durable (DESIGN.md
+ * section 5): a press the judge holds is ACKed when the input of its
+ * window's decision is stored or spooled (the losing presses of a window
+ * with it: the decision rests on them), and forgotten un-ACKed when that
+ * input is lost, so that the pad's retransmission comes again.  A press
+ * that makes no input (no match, not a call, refused by the judge, or its
+ * window closed undecided) is ACKed at once.
+ *
+ * Buttons.  A seat's button map (the table's, copied into the match's
+ * seats when it is created) says which call each button makes; a seat
+ * without one uses the game's (eng_game.call_of_button).  A mapped name
+ * that is no call of this game makes that button no call.
+ *
  * Ownership: the registry owns its matches; a match stays allocated while
  * writes for it are in flight.
  */
@@ -104,6 +117,7 @@
 struct bus;
 struct event;
 struct loop;
+struct pad;
 struct pad_press;
 struct padbus;
 struct spool;
@@ -121,6 +135,14 @@ struct matches;
 #define MATCH_PAD_ID_MAX        17
 /* A player's name (api/tokens.c NAME_MAX_BYTES) and its NUL. */
 #define MATCH_NAME_MAX          65
+/* Buttons a pad can have (hardware/protocol.h PROTO_MAX_BUTTONS). */
+#define MATCH_BUTTONS           16
+
+/* A press whose ACK waits for the input it made (see "ACKs"). */
+struct match_held {
+        const struct pad *pad;
+        uint16_t event_no;
+};
 
 enum match_source {
         MATCH_SOURCE_REFEREE,
@@ -148,11 +170,15 @@ struct match {
         uint32_t window_seats;          /* the seats it allows */
         char pads[ENG_MAX_SEATS][MATCH_PAD_ID_MAX];     /* per seat; "" for none */
         char names[ENG_MAX_SEATS][MATCH_NAME_MAX];      /* per seat, for D-Bus */
+        bool mapped[ENG_MAX_SEATS];                     /* the seat has a button map */
+        int8_t calls[ENG_MAX_SEATS][MATCH_BUTTONS];     /* its map: button → call, -1 none */
         struct judge judge;
         bool judging;                   /* the judge has a window for judge_window */
         uint32_t judge_window;
         struct event *judge_timer;      /* the judge's wake-up */
         uint64_t ignored_presses;       /* from its pads, that made no input */
+        struct match_held *held;        /* presses of the judge's window whose ACK waits */
+        size_t n_held;                  /* (JUDGE_MAX_PRESSES of room) */
         bool aborted;
         bool stale;                     /* a write failed; rebuilt on the next READY */
         bool released;                  /* freed when pending drops to 0 */
@@ -189,7 +215,9 @@ int matches_set_bus(struct matches *reg, struct bus *b);
 /* A press from the pad bus as soon as it is received (padbus_events.received,
  * before the driver's settle window): judged for the running match that has
  * its pad at a seat, or counted as unassigned. */
-void matches_pad_received(struct matches *reg, const struct pad_press *press);
+/* padbus events.received: true when the match holds the press's ACK
+ * (see "ACKs"). */
+bool matches_pad_received(struct matches *reg, const struct pad_press *press);
 /* Presses from pads at no seat of a running match, since start-up. */
 uint64_t matches_unassigned_presses(const struct matches *reg);
 

@@ -243,9 +243,9 @@ static void on_pad_removed(void *userdata, const struct pad *pad) {
 
 /* The judge orders presses by time itself: it gets them at once, not one
  * settle window later from the ordered stream (matches.h, "Pads"). */
-static void on_pad_received(void *userdata, const struct pad_press *press) {
+static bool on_pad_received(void *userdata, const struct pad_press *press) {
         struct service *s = userdata;
-        matches_pad_received(s->matches, press);
+        return matches_pad_received(s->matches, press);
 }
 
 static void on_pad_pressed(void *userdata, const struct pad_press *press) {

@@ -3,6 +3,7 @@
  * visitor walk, names. */
 #include "engine/engine.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +29,34 @@ const struct eng_game *eng_game_find(const char *name) {
                 if (strcmp(eng_games[i]->name, name) == 0)
                         return eng_games[i];
         return NULL;
+}
+
+/* Case, blanks and punctuation do not count: "row-1" is "row 1",
+ * "doesnt_fit" is "doesn't fit". */
+static bool same_call_name(const char *a, const char *b) {
+        for (;;) {
+                while (*a && !isalnum((unsigned char) *a))
+                        a++;
+                while (*b && !isalnum((unsigned char) *b))
+                        b++;
+                if (!*a || !*b)
+                        return !*a && !*b;
+                if (tolower((unsigned char) *a++) != tolower((unsigned char) *b++))
+                        return false;
+        }
+}
+
+int eng_call_by_name(const struct eng_game *g, const char *name, int *ret_call) {
+        if (!g || !name)
+                return -EINVAL;
+        for (int call = 0; call < ENG_MAX_CALLS; call++) {
+                const char *n = g->call_name(call);
+                if (n && same_call_name(n, name)) {
+                        *ret_call = call;
+                        return 0;
+                }
+        }
+        return -ENOENT;
 }
 
 int eng_error_set(struct eng_error *ret_err, const char *field, const char *fmt, ...) {

@@ -378,6 +378,13 @@ extern const struct eng_game *const eng_games[];
 /* The game called name, or NULL. */
 const struct eng_game *eng_game_find(const char *name);
 
+/* Calls are numbered below this (eng_game.call_name answers NULL beyond). */
+#define ENG_MAX_CALLS 64
+
+/* The call g names so, ignoring case, blanks and punctuation ("row-1" is
+ * "row 1"): 0 with *ret_call, -ENOENT for no call of g, -EINVAL. */
+int eng_call_by_name(const struct eng_game *g, const char *name, int *ret_call);
+
 /* The index of key in game->params, or -ENOENT. */
 int eng_param_find(const struct eng_game *game, const char *key);
 

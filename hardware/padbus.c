@@ -37,6 +37,9 @@
 /* How many recent event numbers per pad are remembered to spot duplicates:
  * a pad has at most a few unacknowledged events in flight. */
 #define EVENT_MEMORY 32
+/* Presses per pad whose ACK a consumer holds until they are durable: the
+ * judge keeps a few per window, and a pad queues 16 (docs/protocol.md). */
+#define HELD_MAX 16
 /* Presses waiting out the settle window, across all pads. */
 #define PENDING_MAX 256
 /* A PRESS frame: header, 7-byte payload, CRC, COBS overhead, delimiter. */
@@ -52,8 +55,10 @@ struct port;
 struct pad_state {
         struct pad pub;                 /* first: &state->pub is the public view */
         struct port *port;
-        uint16_t events[EVENT_MEMORY];  /* recent event numbers (ring) */
-        unsigned n_events, events_head;
+        uint16_t events[EVENT_MEMORY];  /* recent event numbers, oldest first */
+        unsigned n_events;
+        uint16_t held[HELD_MAX];        /* accepted, not yet ACKed: a consumer holds the ACK */
+        unsigned n_held;
         int64_t next_sync_usec;
         uint16_t sync_id;
         int64_t sync_sent_usec;         /* t1 of the outstanding SYNC; 0: none */
@@ -253,7 +258,7 @@ static void on_hello(struct port *p, const struct frame *f) {
                 /* It powered up or was RESET: its event numbers and its
                  * clock start again (docs/protocol.md, "Events"). */
                 clock_model_init(&s->pub.clock, h.clock_hz, NULL);
-                s->n_events = s->events_head = 0;
+                s->n_events = s->n_held = 0;
                 s->syncs_ok = 0;
                 s->sync_sent_usec = 0;
         }
@@ -279,14 +284,45 @@ static void on_hello(struct port *p, const struct frame *f) {
         s->next_sync_usec = 0;          /* sync at once */
 }
 
+static bool is_held(const struct pad_state *s, uint16_t event_no) {
+        for (unsigned i = 0; i < s->n_held; i++)
+                if (s->held[i] == event_no)
+                        return true;
+        return false;
+}
+
+/* Whether event_no was held; it is not any more. */
+static bool held_remove(struct pad_state *s, uint16_t event_no) {
+        for (unsigned i = 0; i < s->n_held; i++)
+                if (s->held[i] == event_no) {
+                        s->held[i] = s->held[--s->n_held];
+                        return true;
+                }
+        return false;
+}
+
+/* Forgets an accepted event number, so that its retransmission is taken
+ * as new. */
+static void event_forget(struct pad_state *s, uint16_t event_no) {
+        for (unsigned i = 0; i < s->n_events; i++)
+                if (s->events[i] == event_no) {
+                        memmove(&s->events[i], &s->events[i + 1], (s->n_events - i - 1) * sizeof s->events[0]);
+                        s->n_events--;
+                        return;
+                }
+}
+
+/* Whether the event number was accepted already; remembers it if not.
+ * events[] is oldest first; the oldest is forgotten when it is full. */
 static bool event_seen(struct pad_state *s, uint16_t event_no) {
         for (unsigned i = 0; i < s->n_events; i++)
                 if (s->events[i] == event_no)
                         return true;
-        s->events[s->events_head] = event_no;
-        s->events_head = (s->events_head + 1) % EVENT_MEMORY;
-        if (s->n_events < EVENT_MEMORY)
-                s->n_events++;
+        if (s->n_events == EVENT_MEMORY) {
+                memmove(&s->events[0], &s->events[1], (EVENT_MEMORY - 1) * sizeof s->events[0]);
+                s->n_events--;
+        }
+        s->events[s->n_events++] = event_no;
         return false;
 }
 
@@ -359,16 +395,21 @@ static void on_event(struct pad_state *s, const struct frame *f, int64_t now) {
 
         if (proto_unpack_event(f, &e) < 0)
                 return;
-        send_ack(s, e.event_no);
         if (event_seen(s, e.event_no)) {
+                /* Our ACK was lost, or the event is not durable yet: then
+                 * the consumer's ACK is still to come. */
                 s->pub.counters.duplicates++;
+                if (!is_held(s, e.event_no))
+                        send_ack(s, e.event_no);
                 return;
         }
         if (f->type == PROTO_RELEASE) {
                 s->pub.counters.releases++;
+                send_ack(s, e.event_no);
                 return;
         }
         if (e.button >= s->pub.n_buttons) {
+                send_ack(s, e.event_no);
                 s->pub.counters.bad_buttons++;
                 log_warning("pad %s reported button %u but announced %u buttons; ignored (firmware bug?)",
                             s->pub.id, e.button, s->pub.n_buttons);
@@ -386,8 +427,14 @@ static void on_event(struct pad_state *s, const struct frame *f, int64_t now) {
                 p.clock_fallback = true;
         }
         p.received_no = ++b->next_received_no;
-        if (b->events.received)
-                b->events.received(b->events.userdata, &p);
+        /* Held before the consumer sees it: the consumer may make the press
+         * durable, and call padbus_ack(), before it returns. */
+        bool room = s->n_held < HELD_MAX;
+        if (room)
+                s->held[s->n_held++] = e.event_no;
+        bool hold = b->events.received && b->events.received(b->events.userdata, &p);
+        if (!room || (!hold && held_remove(s, e.event_no)))
+                send_ack(s, e.event_no);
         if (b->n_pending == PENDING_MAX) {
                 release_settled(b, INT64_MAX);  /* cannot hold more: deliver what we have */
         }
@@ -762,6 +809,19 @@ static int connected_pad(struct padbus *b, const char *id, struct pad_state **re
                         return 0;
                 }
         return -ENOENT;
+}
+
+int padbus_ack(struct padbus *b, const struct pad *pad, uint16_t event_no, bool durable) {
+        struct pad_state *s = (struct pad_state *) pad;
+
+        (void) b;
+        if (!held_remove(s, event_no))
+                return -ENOENT;         /* the pad restarted since: its numbers mean other events */
+        if (durable)
+                send_ack(s, event_no);
+        else
+                event_forget(s, event_no);
+        return 0;
 }
 
 int padbus_identify(struct padbus *b, const char *id) {

@@ -12,8 +12,11 @@
  * model — and is "connected" again when it is heard from.  A HELLO gets an
  * ASSIGN (the pad's previous address on that port when it is free).
  *
- * Presses: a PRESS is ACKed at once (the match runtime will move the ACK to
- * after the press is durable), de-duplicated by event number, mapped from
+ * Presses: a PRESS is ACKed once it is durable (docs/protocol.md section
+ * 5): at once, unless the events.received consumer takes the ACK over and
+ * calls padbus_ack() when what the press made is stored.  Presses are
+ * de-duplicated by event number (a retransmission of a press whose ACK is
+ * held is not ACKed, nor delivered again), mapped from
  * pad time to host time with the pad's clock model (or receive time minus
  * wire time, flagged, for a pad without a clock or not yet synced), and
  * held for settle_us so that a press stamped earlier on another pad but
@@ -117,8 +120,10 @@ struct padbus_events {
         void (*added)(void *userdata, const struct pad *pad);     /* connected (again) */
         void (*removed)(void *userdata, const struct pad *pad);   /* disconnected */
         /* A new press, at once (not a duplicate, not a bad button): seq 0,
-         * late false.  May be NULL. */
-        void (*received)(void *userdata, const struct pad_press *press);
+         * late false.  Returns true to hold its ACK: the consumer then
+         * calls padbus_ack(press->pad, press->event_no) exactly once.
+         * False: the driver ACKs it now.  May be NULL. */
+        bool (*received)(void *userdata, const struct pad_press *press);
         /* The same press settle_us later, in the ordered stream.  May be NULL. */
         void (*pressed)(void *userdata, const struct pad_press *press);
         void *userdata;
@@ -135,6 +140,12 @@ unsigned padbus_connected(const struct padbus *b);
 
 size_t padbus_n_ports(const struct padbus *b);
 const struct padbus_port *padbus_port(const struct padbus *b, size_t i);
+
+/* Ends a held ACK (events.received returned true).  durable: the press's
+ * effect is stored, ACK it.  Not durable: forget it, so that the pad's
+ * retransmission is delivered as a new press.  -ENOENT when the pad has
+ * restarted since (its event numbers started over): nothing is sent. */
+int padbus_ack(struct padbus *b, const struct pad *pad, uint16_t event_no, bool durable);
 
 /* Blinks every button of the pad for a few seconds and sounds its buzzer.
  * -ENOENT unknown id, -ENOTCONN not connected. */

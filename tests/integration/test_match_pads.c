@@ -113,6 +113,22 @@ static size_t log_length(json_int_t id) {
         return n;
 }
 
+/* Judged calls in match id's log (each resend of a press is not one). */
+static size_t calls_in_log(json_int_t id) {
+        struct http_reply r;
+        char path[64];
+        size_t i, n = 0;
+        json_t *it;
+
+        snprintf(path, sizeof path, "/v1/matches/%lld/log", (long long) id);
+        http_get(&daemon_, path, referee_token, &r);
+        expect(&r, 200);
+        json_array_foreach(json_object_get(r.json, "items"), i, it)
+                n += strcmp(json_string_value(json_object_get(it, "kind")), "call") == 0;
+        http_reply_done(&r);
+        return n;
+}
+
 static void wait_padsim_log(const char *needle) {
         for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; !padsim_log_contains(&sim, needle);) {
                 if (mono_ms() > deadline)
@@ -146,8 +162,9 @@ static int setup(void **state) {
         fputs(config_text, f);
         fclose(f);
 
+        /* -v: padsim logs every ACK with the number of sends it took */
         const char *sim_args[] = { "--pads", "4", "--link", link_path, "--seed", "11", "--uid-base", UID_BASE,
-                                   NULL };
+                                   "-v", NULL };
         padsim_start(&sim, sim_args);
 
         char *env_pads, *arg;
@@ -321,9 +338,178 @@ static void presses_on_the_pads_are_judged_into_calls(void **state) {
         http_reply_done(&r);
 }
 
+/* Creates and starts a Crash Pilot match at table tid; returns its id and
+ * opens st on its events. */
+static json_int_t start_match(json_int_t tid, const char *players, struct stream *st) {
+        struct http_reply r;
+        char path[96], body[256];
+
+        snprintf(body, sizeof body, "{\"game\": \"crash-pilot\", \"table\": %lld, \"players\": [%s], \"seed\": 7, "
+                 "\"config\": {\"reveal\": {\"pause_ms\": 300, \"timeout_ms\": 60000}}}", (long long) tid, players);
+        http_post_json(&daemon_, "/v1/matches", referee_token, body, &r);
+        expect(&r, 201);
+        json_int_t id = json_integer_value(json_object_get(r.json, "id"));
+        http_reply_done(&r);
+        snprintf(path, sizeof path, "/v1/matches/%lld/events", (long long) id);
+        stream_open(st, daemon_.url, path, NULL);
+        snprintf(path, sizeof path, "/v1/matches/%lld/start", (long long) id);
+        http_post_json(&daemon_, path, referee_token, "{}", &r);
+        expect(&r, 200);
+        http_reply_done(&r);
+        return id;
+}
+
+static void abort_match(json_int_t id) {
+        struct http_reply r;
+        char path[96];
+
+        snprintf(path, sizeof path, "/v1/matches/%lld/abort", (long long) id);
+        http_post_json(&daemon_, path, referee_token, "{}", &r);
+        expect(&r, 200);
+        http_reply_done(&r);
+}
+
+/* The number of sends padsim's newest ACK for pad took ("pad P: event E
+ * acknowledged after N sends"), 0 when none was logged. */
+static unsigned last_ack_sends(int pad) {
+        char *text = NULL, needle[32];
+        size_t cap = 0;
+        unsigned sends = 0, e, n;
+        FILE *f = fopen(sim.log_path, "r");
+
+        assert_non_null(f);
+        snprintf(needle, sizeof needle, "pad %d: event ", pad);
+        while (getline(&text, &cap, f) > 0) {
+                char *at = strstr(text, needle);
+                if (at && sscanf(at + strlen(needle), "%u acknowledged after %u send", &e, &n) == 2)
+                        sends = n;
+        }
+        free(text);
+        fclose(f);
+        return sends;
+}
+
+static json_int_t pad_duplicates(int pad) {
+        struct http_reply r;
+        char path[64];
+
+        snprintf(path, sizeof path, "/v1/pads/%s", pad_ids[pad]);
+        http_get(&daemon_, path, NULL, &r);
+        expect(&r, 200);
+        json_t *n = json_object_get(json_object_get(r.json, "counters"), "duplicates");
+        assert_true(json_is_integer(n));
+        json_int_t d = json_integer_value(n);
+        http_reply_done(&r);
+        return d;
+}
+
+/* DESIGN.md section 5: a press is ACKed once what it made is durable.
+ * Another session locks match_inputs for 1.5 s; a correct call made during
+ * that time is not ACKed (the pad sends it again and again, each resend
+ * seen as a duplicate and not judged twice) and not published, until the
+ * lock goes and the input is stored: then both happen, and the log holds
+ * the call once. */
+static void a_press_is_acked_only_once_its_call_is_stored(void **state) {
+        static const char *const judged[] = { "call_judged", NULL };
+        struct stream st;
+        size_t at = 0;
+        int st_code;
+        (void) state;
+
+        json_int_t id = start_match(table_id, "\"Ana\", \"Ben\", \"Cy\"", &st);
+        json_t *v = cp_wait_window(public_view, id, 0);
+        int button = pick_button(v, false);
+        json_decref(v);
+        size_t calls = calls_in_log(id);
+        json_int_t dups = pad_duplicates(0);
+
+        const char *dsn = harness_env("ARBITER_TEST_DSN");
+        assert_int_equal(run_cmd("psql '%s' -q -c 'BEGIN; LOCK TABLE match_inputs IN ACCESS EXCLUSIVE MODE; "
+                                 "SELECT pg_sleep(1.5); COMMIT;' >/dev/null 2>&1 &", dsn), 0);
+        bool locked = false;
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; !locked && mono_ms() < deadline;) {
+                char *n = run_capture(&st_code, "psql '%s' -tA -c \"SELECT count(*) FROM pg_locks l JOIN pg_class c "
+                                                "ON c.oid = l.relation WHERE c.relname = 'match_inputs' "
+                                                "AND l.mode = 'AccessExclusiveLock' AND l.granted\"", dsn);
+                locked = atoi(n) == 1;
+                free(n);
+                if (!locked)
+                        usleep(20000);
+        }
+        assert_true(locked);
+
+        press(0, button, 1000);
+        usleep(600 * 1000);
+        /* 600 ms in: resent at 20, 60, 140, 300 ms, never ACKed, not published */
+        assert_true(pad_duplicates(0) >= dups + 2);
+        for (size_t i = 0; i < st.n_events; i++)
+                assert_string_not_equal(st.events[i].name, "call_judged");
+
+        const struct event *ev = next_event(&st, &at, judged);
+        assert_int_equal(json_integer_value(json_object_get(ev->data, "seat")), 1);
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; last_ack_sends(0) < 3;) {
+                if (mono_ms() > deadline)
+                        fail_msg("pad 0's press was not ACKed after several sends (last ACK: %u sends)",
+                                 last_ack_sends(0));
+                usleep(50000);
+        }
+        assert_int_equal(calls_in_log(id), calls + 1);
+        stream_close(&st);
+        abort_match(id);
+}
+
+/* A table's button map: at a second table, pad 3's buttons are rewired
+ * (button 0 is "doesn't fit", button k is row 7 − k).  A press of the
+ * button mapped to the legal row makes that call, whatever the pad's own
+ * numbering says; a button the map leaves out makes no call. */
+static void a_seats_button_map_decides_the_call(void **state) {
+        static const char *const judged[] = { "call_judged", NULL };
+        struct http_reply r;
+        struct stream st;
+        char body[512];
+        size_t at = 0;
+        (void) state;
+
+        snprintf(body, sizeof body, "{\"name\": \"%s\", \"seats\": [{\"seat\": 1, \"pad\": \"%s\", \"buttons\": "
+                 "{\"0\": \"doesnt-fit\", \"1\": \"row 6\", \"2\": \"row-5\", \"3\": \"Row 4\", \"4\": \"row 3\", "
+                 "\"5\": \"row 2\", \"6\": \"row 1\"}}, {\"seat\": 2}]}", unique_name("mapped"), pad_ids[3]);
+        http_post_json(&daemon_, "/v1/tables", admin_token, body, &r);
+        expect(&r, 201);
+        json_int_t tid = json_integer_value(json_object_get(r.json, "id"));
+        http_reply_done(&r);
+
+        /* a name that is no call of any game is refused, naming the button */
+        snprintf(body, sizeof body, "{\"name\": \"%s\", \"seats\": [{\"seat\": 1, \"buttons\": {\"2\": \"row 9\"}}]}",
+                 unique_name("badmap"));
+        http_post_json(&daemon_, "/v1/tables", admin_token, body, &r);
+        expect(&r, 400);
+        assert_non_null(strstr(r.body, "seats[0].buttons.2"));
+        http_reply_done(&r);
+
+        /* a stream of a match that does not exist is a 404, not a quiet stream */
+        http_get(&daemon_, "/v1/matches/987654321/events", NULL, &r);
+        expect(&r, 404);
+        http_reply_done(&r);
+
+        json_int_t id = start_match(tid, "\"Dee\", \"Eve\"", &st);
+        json_t *v = cp_wait_window(public_view, id, 0);
+        int call = cp_pick_call(v, false);
+        json_decref(v);
+        int button = call == CP_DOESNT_FIT_CALL ? 0 : 7 - call;
+        press(3, button, 1000);
+        const struct event *ev = next_event(&st, &at, judged);
+        assert_int_equal(json_integer_value(json_object_get(ev->data, "seat")), 1);
+        assert_int_equal(json_integer_value(json_object_get(ev->data, "call")), call);
+        assert_string_equal(json_string_value(json_object_get(ev->data, "verdict")), "correct");
+        stream_close(&st);
+        abort_match(id);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(presses_on_the_pads_are_judged_into_calls),
+                cmocka_unit_test(a_press_is_acked_only_once_its_call_is_stored),
+                cmocka_unit_test(a_seats_button_map_decides_the_call),
         };
         curl_global_init(CURL_GLOBAL_ALL);
         int r = cmocka_run_group_tests(tests, setup, teardown);
