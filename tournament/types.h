@@ -44,4 +44,14 @@ struct tour_bye {
         int32_t entrant;
 };
 
+/* One final result as the rating drivers (openskill.h, glicko2.h) read it.
+ * r->entrant[i] is a player number 0..P-1 (the caller maps stage entrants
+ * to players); team NULL means every participant is their own team, else
+ * team[i] >= 0 is participant i's team number: participants with the same
+ * number play as one team and must share one rank. */
+struct tour_rating_match {
+        const struct tour_result *r;
+        const int *team;
+};
+
 #endif
