@@ -1,0 +1,203 @@
+/* bench_pairing — one round of pairing for 2,048 players (the issue's
+ * target: under 1 s for a Swiss or a pod-Swiss round).
+ *
+ *   - Swiss round 6 after 5 rounds of random results (Edmonds feasibility
+ *     tests included), with its rematches and floats;
+ *   - pod-Swiss round 6 (k = 4) after 5 pod rounds, with its repeat pairs;
+ *   - league and race rounds of the same field, for scale.
+ *
+ * References in the same run: a plain qsort of the 2,048 players by score
+ * and rating (the floor any pairing pays), and a naive greedy top-down
+ * pairing (each top unpaired player takes the next one he has not met:
+ * fast, but it guarantees neither minimal rematches nor a completable
+ * round).  A bench reports; it never fails on a figure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tournament/pods.h"
+#include "tournament/swiss.h"
+
+#define N       2048
+#define ROUNDS  5
+#define REPS    5
+
+static double now_s(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+static uint64_t bench_rng(uint64_t *s) {
+        uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+        return z ^ (z >> 31);
+}
+
+static int by_score(const void *x, const void *y) {
+        const struct tour_pair_entrant *a = x, *b = y;
+        if (a->score != b->score)
+                return a->score > b->score ? -1 : 1;
+        return a->rating > b->rating ? -1 : a->rating < b->rating;
+}
+
+struct world {
+        struct tour_pair_entrant e[N];
+        uint16_t *meet, *seats;
+        int round;
+};
+
+static void world_init(struct world *w) {
+        memset(w->e, 0, sizeof w->e);
+        for (int i = 0; i < N; i++)
+                w->e[i] = (struct tour_pair_entrant) { .entrant = i, .rating = 2400 - i / 2.0, .active = true };
+        memset(w->meet, 0, (size_t) N * N * sizeof *w->meet);
+        memset(w->seats, 0, (size_t) N * TOUR_MAX_SEATS * sizeof *w->seats);
+        w->round = 1;
+}
+
+static struct tour_pair_input world_input(struct world *w) {
+        return (struct tour_pair_input) { .n = N, .round = w->round, .seed = 2026, .entrants = w->e,
+                                          .meetings = w->meet, .seats = w->seats };
+}
+
+static void world_play(struct world *w, const struct tour_pairing *p, int np, uint64_t *rng) {
+        for (int t = 0; t < np; t++) {
+                for (int s = 0; s < p[t].n; s++) {
+                        int x = p[t].entrant[s];
+                        w->seats[x * TOUR_MAX_SEATS + s]++;
+                        w->e[x].last_seat = s + 1;
+                        for (int u = s + 1; u < p[t].n; u++) {
+                                int y = p[t].entrant[u];
+                                w->meet[x * N + y]++;
+                                w->meet[y * N + x]++;
+                        }
+                }
+                /* a random winner takes 3 (pods) or 1 (duels) */
+                int win = p[t].entrant[bench_rng(rng) % (uint64_t) p[t].n];
+                w->e[win].score += p[t].n == 2 ? 1 : 3;
+        }
+        w->round++;
+}
+
+/* Naive reference: the top unpaired player takes the next unpaired one he
+ * has not met, or the next one at all. */
+static int greedy_pair(const struct world *w, int *order, char *used) {
+        struct tour_pair_entrant s[N];
+        int pairs = 0;
+
+        memcpy(s, w->e, sizeof s);
+        qsort(s, N, sizeof *s, by_score);
+        for (int i = 0; i < N; i++) {
+                order[i] = s[i].entrant;
+                used[i] = 0;
+        }
+        for (int i = 0; i < N; i++) {
+                if (used[i])
+                        continue;
+                int pick = -1;
+                for (int j = i + 1; j < N && pick < 0; j++)
+                        if (!used[j] && w->meet[order[i] * N + order[j]] == 0)
+                                pick = j;
+                for (int j = i + 1; j < N && pick < 0; j++)
+                        if (!used[j])
+                                pick = j;
+                if (pick < 0)
+                        break;
+                used[i] = used[pick] = 1;
+                pairs++;
+        }
+        return pairs;
+}
+
+int main(void) {
+        static struct world w;
+        static struct tour_pairing p[N];
+        static struct tour_bye b[N];
+        static int order[N];
+        static char used[N];
+        struct tour_swiss_info si;
+        struct tour_pods_info pi;
+        uint64_t rng = 1;
+        int nb, np = 0;
+        double t0;
+
+        w.meet = calloc((size_t) N * N, sizeof *w.meet);
+        w.seats = calloc((size_t) N * TOUR_MAX_SEATS, sizeof *w.seats);
+        if (!w.meet || !w.seats)
+                return 1;
+
+        /* reference: sorting the field */
+        struct tour_pair_entrant s[N];
+        t0 = now_s();
+        for (int r = 0; r < 100; r++) {
+                memcpy(s, w.e, sizeof s);
+                qsort(s, N, sizeof *s, by_score);
+        }
+        double sort_ms = (now_s() - t0) / 100 * 1e3;
+
+        /* Swiss */
+        world_init(&w);
+        for (int r = 0; r < ROUNDS; r++) {
+                struct tour_pair_input in = world_input(&w);
+                np = tour_swiss_pair(&in, p, b, &nb, &si);
+                if (np < 0)
+                        return 1;
+                world_play(&w, p, np, &rng);
+        }
+        struct tour_pair_input in = world_input(&w);
+        t0 = now_s();
+        for (int r = 0; r < REPS; r++)
+                np = tour_swiss_pair(&in, p, b, &nb, &si);
+        double swiss_ms = (now_s() - t0) / REPS * 1e3;
+        t0 = now_s();
+        int gp = 0;
+        for (int r = 0; r < REPS; r++)
+                gp = greedy_pair(&w, order, used);
+        double greedy_ms = (now_s() - t0) / REPS * 1e3;
+        printf("swiss round %d, %d players: %.2f ms per round (target < 1 s), %d pairs, %d rematches, "
+               "%d floats; reference qsort by score %.3f ms, naive greedy pairing %.2f ms (%d pairs)\n",
+               w.round, N, swiss_ms, np, si.rematches, si.floats, sort_ms, greedy_ms, gp);
+
+        /* round 1 of a Swiss (one score group of 2,048) */
+        world_init(&w);
+        in = world_input(&w);
+        t0 = now_s();
+        for (int r = 0; r < REPS; r++)
+                np = tour_swiss_pair(&in, p, b, &nb, &si);
+        printf("swiss round 1, %d players: %.2f ms per round\n", N, (now_s() - t0) / REPS * 1e3);
+
+        /* pod-Swiss, k = 4 */
+        world_init(&w);
+        for (int r = 0; r < ROUNDS; r++) {
+                in = world_input(&w);
+                np = tour_pods_pair(&in, 4, TOUR_PODS_BYE, p, b, &nb, &pi);
+                if (np < 0)
+                        return 1;
+                world_play(&w, p, np, &rng);
+        }
+        in = world_input(&w);
+        t0 = now_s();
+        for (int r = 0; r < REPS; r++)
+                np = tour_pods_pair(&in, 4, TOUR_PODS_BYE, p, b, &nb, &pi);
+        double pods_ms = (now_s() - t0) / REPS * 1e3;
+        printf("pod-swiss round %d (k=4), %d players: %.2f ms per round (target < 1 s), %d pods, "
+               "%d repeat pairs, %d swaps; reference qsort by score %.3f ms\n",
+               w.round, N, pods_ms, np, pi.repeats, pi.swaps, sort_ms);
+
+        /* league and race on the same history */
+        t0 = now_s();
+        np = tour_pods_league(&in, 4, TOUR_PODS_BYE, p, b, &nb, &pi);
+        printf("league round %d (k=4), %d players: %.2f ms, %d repeat pairs, %d swaps\n", w.round, N,
+               (now_s() - t0) * 1e3, pi.repeats, pi.swaps);
+        t0 = now_s();
+        np = tour_pods_race(&in, 6, p, &pi);
+        printf("race round %d (k=6), %d players: %.2f ms, %d tables, %d repeat pairs\n", w.round, N,
+               (now_s() - t0) * 1e3, np, pi.repeats);
+        free(w.meet);
+        free(w.seats);
+        return 0;
+}
