@@ -64,6 +64,7 @@ struct match_write {
         struct eng_out out;
         match_done_fn done;
         void *userdata;
+        int64_t made_usec;              /* when it was submitted, for the debug log */
 };
 
 struct match_create_ctx {
@@ -357,6 +358,8 @@ static void input_written(struct match_write *w, bool ok, const char *error) {
                 if (m->timer)
                         evtimer_del(m->timer);
         } else if (!m->released) {
+                log_debug("match %" PRId64 ": input %" PRIu64 " durable %" PRId64 " µs after it was made", m->id,
+                          w->in.seq, now_usec() - w->made_usec);
                 publish(m, &w->in, &w->out);
                 bus_matches_published(m->reg->bus, m->id, m->game, &w->out);
                 send_feedback(m, &w->out);
@@ -475,6 +478,7 @@ int match_submit(struct match *m, struct eng_input *in, enum match_source source
         }
         w->m = m;
         w->in = *in;
+        w->made_usec = now_usec();
         w->done = done;
         w->userdata = userdata;
 
