@@ -52,6 +52,10 @@ struct api_config {
  * pagination and the ?state= filter, then hands the request over: every
  * operation replies to req exactly once, at once or after its database
  * write.  id is the match id from the path, seat the 1-based seat. */
+/* A match created for another resource (borrowed), or NULL when its
+ * creation failed and the request has been answered with why. */
+typedef void (*api_match_created_fn)(void *userdata, json_t *match);
+
 struct api_match_ops {
         void (*games_list)(void *userdata, struct api_request *req);
         void (*game_get)(void *userdata, struct api_request *req, const char *name);
@@ -66,6 +70,15 @@ struct api_match_ops {
         void (*input)(void *userdata, struct api_request *req, int64_t id);
         /* GET /v1/matches/{id}/events: api_events_stream of its topic. */
         void (*events)(void *userdata, struct api_request *req, int64_t id);
+        /* Creates a match from spec, shaped as the body of POST /v1/matches,
+         * for another resource: done gets the match.  A problem with spec is
+         * replied to req (400 naming the field, 503) and done gets NULL; a
+         * negative return means done will not be called. */
+        int (*create_for)(void *userdata, struct api_request *req, json_t *spec, api_match_created_fn done,
+                          void *done_userdata);
+        /* Whether config is a valid match config of game: 0, or -EINVAL
+         * with a message naming the field ("match_config.reveal...") in err. */
+        int (*check_config)(void *userdata, const char *game, json_t *config, char *err, size_t len);
 };
 
 /* What the handlers reach of the rest of the daemon.  The daemon owns all
@@ -81,7 +94,16 @@ struct api_deps {
         void *userdata;
         const struct api_match_ops *matches;    /* NULL: the match routes answer 503 */
         void *matches_userdata;
+        /* A tournament changed (api/tournaments.h, "Events"): the daemon
+         * passes it on to D-Bus.  May be NULL. */
+        void (*tournament_event)(void *userdata, int64_t tournament, const char *event, json_t *data);
+        /* Rating parameters ([ratings]); NULL: the published defaults. */
+        const struct tour_os_params *rating_os;
+        const struct tour_glicko2_params *rating_g2;
 };
+
+struct tour_os_params;
+struct tour_glicko2_params;
 
 struct api_request {
         struct api_server *server;
@@ -125,6 +147,8 @@ void api_server_run_soon(struct api_server *s);
 void api_reply_json(struct api_request *req, unsigned status, json_t *body);
 void api_reply_problem(struct api_request *req, unsigned status, const char *detail_fmt, ...)
         __attribute__((format(printf, 3, 4)));
+/* Replies with text (taken, malloc'd) of that content type: CSV exports. */
+void api_reply_text(struct api_request *req, unsigned status, char *text, const char *content_type);
 /* Replies with an already built problem (taken). */
 void api_reply_problem_json(struct api_request *req, json_t *problem);
 /* Replies 200 with a streaming response (taken) whose content reader
@@ -141,6 +165,11 @@ void api_reply_stream(struct api_request *req, struct MHD_Response *response);
 void api_events_stream(struct api_request *req, const char *topic);
 void api_events_pad(struct sse_hub *hub, const char *event, const struct pad *pad);
 void api_events_press(struct sse_hub *hub, const struct pad_press *press);
+
+/* LISTENs for results the database records by itself (a runtime match
+ * that finished, migrations/0004_tournaments.sql) and refreshes and
+ * publishes them as result_recorded.  deps must outlive the store. */
+int api_tournaments_watch(const struct api_deps *deps);
 
 /* The token cache (api/tokens.c).  api_tokens_reload() loads the live
  * tokens into auth; call it whenever the store becomes ready.

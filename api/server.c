@@ -148,6 +148,10 @@ void api_reply_json(struct api_request *req, unsigned status, json_t *body) {
         req_set_response(req_of(req), status, text, JSON_CONTENT_TYPE);
 }
 
+void api_reply_text(struct api_request *req, unsigned status, char *text, const char *content_type) {
+        req_set_response(req_of(req), status, text, content_type);
+}
+
 void api_reply_problem_json(struct api_request *req, json_t *problem) {
         json_t *st = json_object_get(problem, "status");
         unsigned status = json_is_integer(st) ? (unsigned) json_integer_value(st)

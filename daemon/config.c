@@ -25,6 +25,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,6 +80,7 @@ enum key_type {
         KEY_BOOL,               /* bool */
         KEY_BUS,                /* enum config_bus */
         KEY_LOG_LEVEL,          /* int, LOG_* */
+        KEY_DOUBLE,             /* double; "" (when allowed) is NAN: the built-in value */
 };
 
 struct choice {
@@ -92,6 +94,7 @@ struct key {
         enum key_type type;
         size_t offset;                  /* into struct config */
         uint64_t min, max;              /* KEY_SIZE, KEY_UINT */
+        double dmin, dmax;              /* KEY_DOUBLE, inclusive */
         const char *what;               /* KEY_UINT: unit; KEY_STRING: what the text is */
         const struct choice *choices;   /* KEY_BUS, KEY_LOG_LEVEL */
         size_t n_choices;
@@ -175,6 +178,25 @@ static const struct key keys[] = {
           .min = 0, .max = 1000000, .what = "microseconds", .def = "2000" },
         { KEY("pads", "reopen_interval", KEY_UINT, pad_reopen_ms),
           .min = 100, .max = 60000, .what = "milliseconds", .def = "2000" },
+        /* Empty: the value the rating system's authors publish (docs/ratings.md). */
+        { KEY("ratings", "openskill_mu", KEY_DOUBLE, rating_os_mu),
+          .dmin = -1e4, .dmax = 1e4, .allow_empty = true, .def = "" },
+        { KEY("ratings", "openskill_sigma", KEY_DOUBLE, rating_os_sigma),
+          .dmin = 1e-6, .dmax = 1e4, .allow_empty = true, .def = "" },
+        { KEY("ratings", "openskill_beta", KEY_DOUBLE, rating_os_beta),
+          .dmin = 1e-6, .dmax = 1e4, .allow_empty = true, .def = "" },
+        { KEY("ratings", "openskill_tau", KEY_DOUBLE, rating_os_tau),
+          .dmin = 0, .dmax = 1e3, .allow_empty = true, .def = "" },
+        { KEY("ratings", "glicko2_rating", KEY_DOUBLE, rating_g2_rating),
+          .dmin = 0, .dmax = 1e5, .allow_empty = true, .def = "" },
+        { KEY("ratings", "glicko2_rd", KEY_DOUBLE, rating_g2_rd),
+          .dmin = 1, .dmax = 1e4, .allow_empty = true, .def = "" },
+        { KEY("ratings", "glicko2_volatility", KEY_DOUBLE, rating_g2_volatility),
+          .dmin = 1e-6, .dmax = 1, .allow_empty = true, .def = "" },
+        { KEY("ratings", "glicko2_tau", KEY_DOUBLE, rating_g2_tau),
+          .dmin = 0.3, .dmax = 1.2, .allow_empty = true, .def = "" },
+        { KEY("ratings", "provisional_games", KEY_UINT, rating_provisional_games),
+          .min = 0, .max = 1000, .def = "5" },
         { KEY("daemon", "housekeeping_interval", KEY_UINT, housekeeping_ms),
           .min = 10, .max = 60000, .what = "milliseconds", .def = "1000" },
         { KEY("daemon", "shutdown_timeout", KEY_UINT, shutdown_timeout_s),
@@ -289,6 +311,10 @@ static const char *describe(char *buf, size_t size, const struct key *k) {
                 break;
         case KEY_BOOL:
                 snprintf(buf, size, "yes/no, true/false, on/off or 1/0");
+                break;
+        case KEY_DOUBLE:
+                snprintf(buf, size, "a number %g to %g%s", k->dmin, k->dmax,
+                         k->allow_empty ? ", or nothing for the built-in value" : "");
                 break;
         case KEY_BUS:
         case KEY_LOG_LEVEL:
@@ -496,6 +522,27 @@ static int set_value(struct config *cfg, const struct key *k, const char *v,
                 else
                         *(unsigned *) field(cfg, k) = (unsigned) n;
                 return 0;
+        case KEY_DOUBLE: {
+                char *end;
+                double d;
+
+                if (*v == '\0') {
+                        *(double *) field(cfg, k) = NAN;
+                        return 0;
+                }
+                errno = 0;
+                d = strtod(v, &end);
+                if (errno || *end || end == v || !isfinite(d)) {
+                        snprintf(msg, msglen, "%s is not a number (use %s)", quote(q, v), allowed);
+                        return -EINVAL;
+                }
+                if (d < k->dmin || d > k->dmax) {
+                        snprintf(msg, msglen, "%s is out of range (use %s)", quote(q, v), allowed);
+                        return -EINVAL;
+                }
+                *(double *) field(cfg, k) = d;
+                return 0;
+        }
         case KEY_BOOL:
                 if (parse_bool(v, &b) < 0) {
                         snprintf(msg, msglen, "%s is not a boolean (use %s)", quote(q, v), allowed);
@@ -924,6 +971,10 @@ static bool key_equal(const struct key *k, const struct config *a, const struct 
                 return *(const unsigned *) cfield(a, k) == *(const unsigned *) cfield(b, k);
         case KEY_BOOL:
                 return *(const bool *) cfield(a, k) == *(const bool *) cfield(b, k);
+        case KEY_DOUBLE: {
+                double x = *(const double *) cfield(a, k), y = *(const double *) cfield(b, k);
+                return x == y || (isnan(x) && isnan(y));
+        }
         case KEY_BUS:
                 return *(const enum config_bus *) cfield(a, k) ==
                        *(const enum config_bus *) cfield(b, k);
@@ -953,6 +1004,9 @@ static int key_copy(const struct key *k, struct config *dst, const struct config
                 return 0;
         case KEY_BOOL:
                 *(bool *) field(dst, k) = *(const bool *) cfield(src, k);
+                return 0;
+        case KEY_DOUBLE:
+                *(double *) field(dst, k) = *(const double *) cfield(src, k);
                 return 0;
         case KEY_BUS:
                 *(enum config_bus *) field(dst, k) = *(const enum config_bus *) cfield(src, k);

@@ -74,6 +74,17 @@ struct config {
         unsigned pad_settle_us;         /* settle_window = 2000 (µs, 0..1000000): press reordering */
         unsigned pad_reopen_ms;         /* reopen_interval = 2000 (ms, 100..60000): vanished port retry */
 
+        /* [ratings]: NAN for the authors' published value (docs/ratings.md) */
+        double rating_os_mu;            /* openskill_mu = (25) */
+        double rating_os_sigma;         /* openskill_sigma = (25/3) */
+        double rating_os_beta;          /* openskill_beta = (25/6) */
+        double rating_os_tau;           /* openskill_tau = (25/300) */
+        double rating_g2_rating;        /* glicko2_rating = (1500) */
+        double rating_g2_rd;            /* glicko2_rd = (350) */
+        double rating_g2_volatility;    /* glicko2_volatility = (0.06) */
+        double rating_g2_tau;           /* glicko2_tau = (0.5; 0.3..1.2) */
+        unsigned rating_provisional_games;      /* provisional_games = 5: provisional below this many */
+
         /* [daemon] */
         unsigned housekeeping_ms;       /* housekeeping_interval = 1000 (ms, 10..60000) */
         unsigned shutdown_timeout_s;    /* shutdown_timeout = 10 (s, 1..300): graceful stop bound */

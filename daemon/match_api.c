@@ -202,8 +202,8 @@ static void game_get(void *userdata, struct api_request *req, const char *name) 
 
 /* The seats [{seat, name}] from "players" or "seats", numbered 1..n.
  * Replies 400 and returns NULL on a mistake. */
-static json_t *parse_seats(struct api_request *req, const struct eng_game *g) {
-        json_t *players = json_object_get(req->body, "players"), *seats = json_object_get(req->body, "seats");
+static json_t *parse_seats(struct api_request *req, json_t *spec, const struct eng_game *g) {
+        json_t *players = json_object_get(spec, "players"), *seats = json_object_get(spec, "seats");
         json_t *out, *it;
         size_t i, n;
         uint32_t seen = 0;
@@ -248,25 +248,45 @@ static json_t *parse_seats(struct api_request *req, const struct eng_game *g) {
         return out;
 }
 
+/* A creation in flight: for POST /v1/matches (done NULL: reply), or for
+ * another resource (done gets the match). */
+struct create_ctx {
+        struct api_request *req;
+        json_t *spec;
+        api_match_created_fn done;
+        void *userdata;
+};
+
 static void on_created(void *userdata, struct match *m, json_t *stored, const char *error) {
-        struct api_request *req = userdata;
+        struct create_ctx *c = userdata;
+        struct api_request *req = c->req;
 
         if (!m) {
                 if (error && strstr(error, "matches_table_id_fkey"))
                         api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "table: there is no table with id %lld",
-                                          (long long) json_integer_value(json_object_get(req->body, "table")));
+                                          (long long) json_integer_value(json_object_get(c->spec, "table")));
                 else
                         api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "storing the match failed: %s", error);
-                return;
+                if (c->done)
+                        c->done(c->userdata, NULL);
+        } else if (c->done) {
+                json_t *j = resource(m->reg, stored);
+                c->done(c->userdata, j);
+                json_decref(j);
+        } else {
+                api_reply_json(req, MHD_HTTP_CREATED, resource(m->reg, stored));
         }
-        api_reply_json(req, MHD_HTTP_CREATED, resource(m->reg, stored));
+        json_decref(c->spec);
+        free(c);
 }
 
-static void create(void *userdata, struct api_request *req) {
-        struct matches *reg = userdata;
-        json_t *game = json_object_get(req->body, "game"), *table = json_object_get(req->body, "table"),
-               *seed = json_object_get(req->body, "seed"), *seats;
+/* Creates the match spec describes; every problem is replied to req. */
+static int create_from(struct matches *reg, struct api_request *req, json_t *spec, api_match_created_fn done,
+                       void *userdata) {
+        json_t *game = json_object_get(spec, "game"), *table = json_object_get(spec, "table"),
+               *seed = json_object_get(spec, "seed"), *seats;
         const struct eng_game *g = eng_game_find(json_string_value(game));
+        struct create_ctx *c;
         struct eng_config cfg;
         struct eng_error err;
         uint64_t seed_v;
@@ -275,41 +295,78 @@ static void create(void *userdata, struct api_request *req) {
         if (!g) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "game: %s; GET /v1/games lists the games",
                                   json_is_string(game) ? "there is no such game" : "must name a game, e.g. \"crash-pilot\"");
-                return;
+                return -EINVAL;
         }
         if (table && !json_is_null(table) && (!json_is_integer(table) || json_integer_value(table) < 1)) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "table: must be a table id, as in GET /v1/tables");
-                return;
+                return -EINVAL;
         }
         if (seed && !json_is_null(seed) && (!json_is_integer(seed) || json_integer_value(seed) < 0)) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seed: must be a whole number 0 to 2^63 - 1");
-                return;
+                return -EINVAL;
         }
-        seats = parse_seats(req, g);
+        seats = parse_seats(req, spec, g);
         if (!seats)
-                return;
-        if (match_json_config_from(g, json_object_get(req->body, "config"), (unsigned) json_array_size(seats),
+                return -EINVAL;
+        if (match_json_config_from(g, json_object_get(spec, "config"), (unsigned) json_array_size(seats),
                                    &cfg, &err) < 0) {
                 json_t *p = problem_new(MHD_HTTP_BAD_REQUEST, "%s", err.message);
                 problem_set(p, "field", json_string(err.field));
                 api_reply_problem_json(req, p);
                 json_decref(seats);
-                return;
+                return -EINVAL;
         }
         if (json_is_integer(seed)) {
                 seed_v = (uint64_t) json_integer_value(seed);
         } else if (getrandom(&seed_v, sizeof seed_v, 0) != (ssize_t) sizeof seed_v) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "no random seed: %s", strerror(errno));
                 json_decref(seats);
-                return;
+                return -EIO;
         } else {
                 seed_v &= (uint64_t) INT64_MAX;         /* matches.seed is a bigint */
         }
+        c = calloc(1, sizeof *c);
+        if (!c) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                json_decref(seats);
+                return -ENOMEM;
+        }
+        *c = (struct create_ctx) { .req = req, .spec = json_incref(spec), .done = done, .userdata = userdata };
         r = matches_create(reg, g, &cfg, (unsigned) json_array_size(seats), seed_v, seats,
-                           json_is_integer(table) ? json_integer_value(table) : 0, req->token_name, on_created, req);
+                           json_is_integer(table) ? json_integer_value(table) : 0, req->token_name, on_created, c);
         json_decref(seats);
-        if (r < 0)
+        if (r < 0) {
+                json_decref(c->spec);
+                free(c);
                 reply_store_failed(req, r);
+        }
+        return r;
+}
+
+static void create(void *userdata, struct api_request *req) {
+        create_from(userdata, req, req->body, NULL, NULL);
+}
+
+static int create_for(void *userdata, struct api_request *req, json_t *spec, api_match_created_fn done,
+                      void *done_userdata) {
+        return create_from(userdata, req, spec, done, done_userdata);
+}
+
+static int check_config(void *userdata, const char *game, json_t *config, char *err, size_t len) {
+        const struct eng_game *g = eng_game_find(game);
+        struct eng_config cfg;
+        struct eng_error e;
+
+        (void) userdata;
+        if (!g) {
+                snprintf(err, len, "game: there is no such game; GET /v1/games lists the games");
+                return -EINVAL;
+        }
+        if (match_json_config_from(g, config, g->min_seats, &cfg, &e) < 0) {
+                snprintf(err, len, "match_config.%s", e.message);
+                return -EINVAL;
+        }
+        return 0;
 }
 
 /* ---- reads ------------------------------------------------------------- */
@@ -654,6 +711,8 @@ static const struct api_match_ops ops = {
         .control = control,
         .input = input,
         .events = events,
+        .create_for = create_for,
+        .check_config = check_config,
 };
 
 const struct api_match_ops *match_api_ops(void) {

@@ -15,6 +15,7 @@
 #include "daemon/service.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,9 @@
 #include "common/time.h"
 #include "daemon/match_api.h"
 #include "daemon/matches.h"
+#include "daemon/tour_bus.h"
+#include "tournament/glicko2.h"
+#include "tournament/openskill.h"
 #include "hardware/padbus.h"
 #include "store/spool.h"
 #include "store/store.h"
@@ -39,6 +43,8 @@
 #define STATUS_MAX 256
 
 struct service {
+        struct tour_os_params rating_os;        /* [ratings], for the API */
+        struct tour_glicko2_params rating_g2;
         const char *config_path;
         struct config cfg;
         struct loop *loop;
@@ -153,8 +159,10 @@ static void on_store_state(void *userdata, enum store_state state, const char *d
                 s->store_settled = true;
                 if (api_tokens_reload(s->store, s->auth) < 0)
                         log_warning("could not queue the API token load; writes will be refused until the next reconnect");
-                if (changed)
+                if (changed) {
                         matches_store_ready(s->matches);
+                        tour_bus_load();
+                }
                 break;
         case STORE_DISCONNECTED:
                 log_full_errno(s->outage_logged ? LOG_DEBUG : LOG_WARNING, 0,
@@ -386,6 +394,31 @@ static struct event *add_signal(struct service *s, int sig) {
         return ev;
 }
 
+/* [ratings]: what the file sets, the published defaults for the rest.
+ * config.c has checked each value's range. */
+static void rating_params(const struct config *cfg, struct tour_os_params *os, struct tour_glicko2_params *g2) {
+        tour_os_params_default(os);
+        tour_glicko2_params_default(g2);
+        if (!isnan(cfg->rating_os_mu))
+                os->mu = cfg->rating_os_mu;
+        if (!isnan(cfg->rating_os_sigma))
+                os->sigma = cfg->rating_os_sigma;
+        if (!isnan(cfg->rating_os_beta))
+                os->beta = cfg->rating_os_beta;
+        if (!isnan(cfg->rating_os_tau))
+                os->tau = cfg->rating_os_tau;
+        if (!isnan(cfg->rating_g2_rating))
+                g2->rating = cfg->rating_g2_rating;
+        if (!isnan(cfg->rating_g2_rd))
+                g2->rd = cfg->rating_g2_rd;
+        if (!isnan(cfg->rating_g2_volatility))
+                g2->vol = cfg->rating_g2_volatility;
+        if (!isnan(cfg->rating_g2_tau))
+                g2->tau = cfg->rating_g2_tau;
+        os->provisional_games = (int) cfg->rating_provisional_games;
+        g2->provisional_games = (int) cfg->rating_provisional_games;
+}
+
 static int start(struct service *s) {
         struct store_config sc = {
                 .dsn = s->cfg.dsn,
@@ -456,6 +489,9 @@ static int start(struct service *s) {
         r = api_tokens_watch(s->store, s->auth);
         if (r < 0)
                 return log_error_errno(r, "cannot watch API token changes: %s", strerror(-r));
+        r = api_tournaments_watch(&s->deps);
+        if (r < 0)
+                return log_error_errno(r, "cannot watch recorded results: %s", strerror(-r));
 
         r = bus_new(s->loop, bus_kind_of(s->cfg.bus), ARBITER_VERSION, on_bus_state, s, &s->bus);
         if (r < 0)
@@ -486,6 +522,13 @@ static int start(struct service *s) {
         r = matches_set_bus(s->matches, s->bus);
         if (r < 0)
                 return log_error_errno(r, "cannot export matches on D-Bus: %s", strerror(-r));
+        r = tour_bus_setup(s->bus, s->store);
+        if (r < 0)
+                return log_error_errno(r, "cannot export tournaments on D-Bus: %s", strerror(-r));
+        s->deps.tournament_event = tour_bus_event;
+        rating_params(&s->cfg, &s->rating_os, &s->rating_g2);
+        s->deps.rating_os = &s->rating_os;
+        s->deps.rating_g2 = &s->rating_g2;
         update_status(s);
         check_ready(s);
         return 0;
@@ -501,6 +544,7 @@ static void stop(struct service *s) {
         api_server_free(s->api);
         sse_hub_free(s->events);        /* after the server: its streams hold subscribers */
         bus_free(s->bus);
+        tour_bus_free();
         padbus_free(s->pads);
         auth_free(s->auth);
         if (s->loop)

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,7 +317,7 @@ static const struct bad_case {
         { "[http]\n\x01key = 1\n", "t.conf:2: ", "unknown key \"\\x01key\"" },
         /* unknown or malformed section */
         { "[htp]\n", "t.conf:1: ",
-          "unknown section \"htp\" (known: [http], [database], [dbus], [log], [pads], [daemon])" },
+          "unknown section \"htp\" (known: [http], [database], [dbus], [log], [pads], [ratings], [daemon])" },
         { "[]\n", "t.conf:1: ", "unknown section \"\"" },
         { "[[http]]\n", "t.conf:1: ", "text after \"]\"" },
         { "[http\n", "t.conf:1: ", "unterminated section header" },
@@ -532,6 +533,23 @@ static void test_ranges(void **state) {
                         parse_fails(text, "t.conf:2: ", phrase);
                 }
         }
+}
+
+/* [ratings]: a number in range, or nothing for the published value. */
+static void test_rating_parameters(void **state) {
+        struct config cfg;
+        (void) state;
+
+        parse_ok(&cfg, "[ratings]\nopenskill_mu = 1500\nglicko2_tau = 0.75\nopenskill_sigma =\n");
+        assert_true(cfg.rating_os_mu == 1500.0);
+        assert_true(cfg.rating_g2_tau == 0.75);
+        assert_true(isnan(cfg.rating_os_sigma));
+        assert_true(isnan(cfg.rating_g2_rd));
+        assert_int_equal(cfg.rating_provisional_games, 5);
+        config_done(&cfg);
+        parse_fails("[ratings]\nglicko2_tau = 2\n", "t.conf:2: ", "glicko2_tau: \"2\" is out of range (use a number 0.3 to 1.2");
+        parse_fails("[ratings]\nopenskill_beta = much\n", "t.conf:2: ", "openskill_beta: \"much\" is not a number");
+        parse_fails("[ratings]\nopenskill_sigma = nan\n", "t.conf:2: ", "openskill_sigma: \"nan\" is not a number");
 }
 
 static void test_sizes(void **state) {
@@ -961,6 +979,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_line_length, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_ranges, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_sizes, clear_env, clear_env),
+                cmocka_unit_test_setup_teardown(test_rating_parameters, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_booleans, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_listen, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_env_good, clear_env, clear_env),
