@@ -413,6 +413,101 @@ static void a_match_is_played_logged_streamed_and_survives_kill_9(void **state) 
         free(hash);
 }
 
+static json_int_t seat_chips(json_t *view, int seat) {
+        json_t *p = json_array_get(json_object_get(view, "players"), (size_t) seat - 1);
+        assert_true(json_is_object(p));
+        return json_integer_value(json_object_get(p, "chips"));
+}
+
+/* A referee pauses and resumes a match over REST, voids a wrong call (the
+ * chip goes back), and GET /v1/matches?state= finds the match by its state.
+ * Then the stored log is changed behind the daemon's back: after a restart
+ * the replay no longer reproduces it, so the match is held for a referee,
+ * says why, and takes no input. */
+static void a_referee_pauses_voids_and_a_tampered_log_is_held(void **state) {
+        struct http_reply r;
+        char path[128], body[128];
+        json_t *v, *ev;
+        (void) state;
+
+        json_int_t id = create_match("{\"reveal\": {\"pause_ms\": 0}}");
+        control(id, "start", 200);
+
+        http_get(&daemon_, "/v1/matches?state=running&limit=1000", NULL, &r);
+        expect(&r, 200);
+        bool listed = false;
+        size_t i;
+        json_t *m;
+        json_array_foreach(json_object_get(r.json, "items"), i, m) {
+                listed |= json_integer_value(json_object_get(m, "id")) == id;
+                assert_string_equal(json_string_value(json_object_get(m, "state")), "running");
+        }
+        assert_true(listed);
+        http_reply_done(&r);
+        http_get(&daemon_, "/v1/matches?state=sleeping", NULL, &r);
+        expect_problem(&r, 400, "state");
+        http_reply_done(&r);
+
+        /* pause and resume */
+        v = cp_wait_window(view_of, id, 0);
+        json_int_t w = cp_window_id(v);
+        control(id, "pause", 200);
+        control(id, "pause", 409);
+        json_decref(call(id, 1, cp_pick_call(v, false), 409));    /* no call while paused */
+        json_decref(v);
+        control(id, "resume", 200);
+        control(id, "resume", 409);
+
+        /* a wrong call, voided by the referee: the chip goes back */
+        v = cp_wait_window(view_of, id, w);
+        w = cp_window_id(v);
+        json_decref(call(id, 2, cp_pick_call(v, true), 200));
+        json_decref(v);
+        v = view_of(id);
+        assert_int_equal(seat_chips(v, 2), 1);
+        json_decref(v);
+        snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) id);
+        snprintf(body, sizeof body, "{\"kind\": \"referee\", \"op\": 1}");
+        post(path, body, &r);
+        expect(&r, 200);
+        ev = json_object_get(r.json, "events");
+        bool voided = false;
+        json_array_foreach(ev, i, m)
+                voided |= strcmp(json_string_value(json_object_get(m, "kind")), "call_voided") == 0;
+        assert_true(voided);
+        http_reply_done(&r);
+        v = cp_wait_window(view_of, id, w);
+        assert_int_equal(seat_chips(v, 2), 0);
+        json_decref(v);
+        post(path, body, &r);                                       /* one level deep */
+        expect(&r, 409);
+        http_reply_done(&r);
+
+        /* the log is changed behind the daemon's back, then it restarts */
+        assert_int_equal(run_cmd("psql '%s' -q -c \"UPDATE match_inputs SET state_hash = '0000000000000000' "
+                                 "WHERE match_id = %lld AND seq = 2\"", harness_env("ARBITER_TEST_DSN"),
+                                 (long long) id), 0);
+        int st = daemon_stop(&daemon_, SIGTERM, NULL);
+        assert_int_equal(st, 0);
+        daemon_start(&daemon_, NULL, NULL, true);
+        assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
+        char needle[96];
+        snprintf(needle, sizeof needle, "match %lld needs a referee and is not run", (long long) id);
+        assert_true(daemon_wait_log(&daemon_, needle, HARNESS_WAIT_MS));
+        snprintf(path, sizeof path, "/v1/matches/%lld", (long long) id);
+        http_get(&daemon_, path, NULL, &r);
+        expect(&r, 200);
+        const char *why = json_string_value(json_object_get(r.json, "needs_referee"));
+        assert_non_null(why);
+        assert_non_null(strstr(why, "hash"));
+        http_reply_done(&r);
+        snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) id);
+        post(path, "{\"seat\": 1, \"kind\": \"call\", \"call\": 1}", &r);
+        expect(&r, 409);
+        assert_non_null(strstr(r.body, "needs a referee"));
+        http_reply_done(&r);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(games_are_listed),
@@ -421,6 +516,7 @@ int main(void) {
                 cmocka_unit_test(an_uncalled_reveal_expires_by_the_timer),
                 cmocka_unit_test(a_live_match_is_an_object_on_dbus),
                 cmocka_unit_test(a_match_is_played_logged_streamed_and_survives_kill_9),
+                cmocka_unit_test(a_referee_pauses_voids_and_a_tampered_log_is_held),
         };
         curl_global_init(CURL_GLOBAL_ALL);
         int r = cmocka_run_group_tests(tests, setup, teardown);
