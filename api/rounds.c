@@ -3,8 +3,10 @@
  *
  * POST /v1/tournaments/{id}/rounds reads the first stage that is not
  * finished, starts it when it is pending (its entrants: stage 1 the
- * checked-in players by seed, then rating; a later stage the top `advance`
- * of the stage before, reordered against first-round rematches), and asks
+ * checked-in players by seed, then rating; a later stage the `advance`
+ * the stage before sends on, seeded for this stage's format by
+ * tour_stage_advance: a bracket's first round without rematches, a
+ * bracket after groups with winners against other groups' runners-up), and asks
  * tournament/stage.h for the next matches; a stage with nothing left is
  * marked finished and the next one is tried.  What is made is stored in one
  * statement (unique (stage, round, table): two organisers pressing at once
@@ -50,11 +52,11 @@ struct round_ctx {
         struct stage_data d;
         json_t *body;                   /* for result and correction: the parsed request */
         int hops;
-        /* Starting a later stage: its id, how many go on, whether it is a
-         * single-elimination bracket (its cut avoids first-round rematches). */
+        /* Starting a later stage: its id, how many go on, its format (which
+         * decides how the previous stage seeds it: tour_stage_advance). */
         int64_t starting;
         int advance;
-        bool to_bracket;
+        enum tour_format next_format;
 };
 
 static void ctx_free(struct round_ctx *c) {
@@ -275,8 +277,7 @@ static void on_previous(void *userdata, const PGresult *res, const char *error) 
                 ctx_free(c);
                 return;
         }
-        r = c->to_bracket && advance >= 2 ? tour_stage_top_cut(&c->d.in, advance, top, &e)
-                                                 : tour_stage_top(&c->d.in, advance, top, &e);
+        r = tour_stage_advance(&c->d.in, advance, c->next_format, top, &e);
         if (r < 0) {
                 api_reply_problem(c->req, MHD_HTTP_CONFLICT, "the top %d of stage %d cannot go on: %s", advance,
                                   c->d.number, e.text[0] ? e.text : strerror(-r));
@@ -356,7 +357,7 @@ static void on_current(void *userdata, const PGresult *res, const char *error) {
                 } else {
                         c->starting = c->d.stage;
                         c->advance = c->d.advance;
-                        c->to_bracket = c->d.cfg.format == TOUR_FORMAT_SINGLE_ELIM;
+                        c->next_format = c->d.cfg.format;
                         load_stage(c, c->d.number - 1, on_previous);
                 }
                 return;
@@ -785,7 +786,7 @@ static void on_correction_snapshot(void *userdata, const PGresult *res, const ch
         /* round formats pair every later round from the standings: their
          * byes go with their matches */
         bool rounds = c->d.cfg.format != TOUR_FORMAT_SINGLE_ELIM && c->d.cfg.format != TOUR_FORMAT_DOUBLE_ELIM &&
-                      c->d.cfg.format != TOUR_FORMAT_ROUND_ROBIN;
+                      c->d.cfg.format != TOUR_FORMAT_ROUND_ROBIN && c->d.cfg.format != TOUR_FORMAT_GROUPS;
         snprintf(round_s, sizeof round_s, "%d", rounds ? c->d.matches[i].round : 1 << 30);
         const char *p[] = { id_s, text, json_string_value(json_object_get(req->body, "reason")), reset_text,
                             req->token_name, stage_s, round_s };

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tournament/groups.h"
+
 const char stage_data_sql[] = STAGE_DATA_SQL;
 
 static const char *const policies[] = { [TOUR_PODS_BYE] = "bye", [TOUR_PODS_BIG_POD] = "big_pod",
@@ -119,8 +121,8 @@ static int points_from_json(json_t *p, struct tour_points_config *pts, char *err
 int stage_config_from_json(const char *format, json_t *config, struct tour_stage_config *ret, char *err,
                            size_t len) {
         static const char *const keys[] = { "rounds", "table_size", "pod_policy", "advance", "third_place",
-                                            "grand_final", "double_round_robin", "points", "tiebreaks", "seed",
-                                            NULL };
+                                            "grand_final", "double_round_robin", "groups", "draw", "points",
+                                            "tiebreaks", "seed", NULL };
         enum tour_format f;
         const char *key;
         json_t *v;
@@ -128,7 +130,7 @@ int stage_config_from_json(const char *format, json_t *config, struct tour_stage
 
         if (tour_format_from_name(format, &f) < 0)
                 return fail(err, len, "format: must be single_elimination, double_elimination, round_robin, "
-                            "swiss, pod_swiss, league, heats or race%s%s", "", "");
+                            "swiss, pod_swiss, league, heats, race or groups%s%s", "", "");
         tour_stage_config_default(f, ret);
         if (!config || json_is_null(config))
                 return 0;
@@ -144,7 +146,8 @@ int stage_config_from_json(const char *format, json_t *config, struct tour_stage
         }
         if ((r = get_int(config, "rounds", 0, 1000, &ret->rounds, err, len)) < 0 ||
             (r = get_int(config, "table_size", 2, TOUR_MAX_SEATS, &ret->table_size, err, len)) < 0 ||
-            (r = get_int(config, "advance", 1, TOUR_MAX_SEATS, &ret->advance, err, len)) < 0)
+            (r = get_int(config, "advance", 1, TOUR_MAX_SEATS, &ret->advance, err, len)) < 0 ||
+            (r = get_int(config, "groups", 2, TOUR_GROUPS_MAX_GROUPS, &ret->groups, err, len)) < 0)
                 return r;
         choice = ret->pod_policy;
         if ((r = get_choice(config, "pod_policy", policies, 4, &choice, err, len)) < 0)
@@ -163,6 +166,11 @@ int stage_config_from_json(const char *format, json_t *config, struct tour_stage
                 if (!json_is_boolean(v))
                         return fail(err, len, "double_round_robin: must be true or false%s%s", "", "");
                 ret->double_round_robin = json_is_true(v);
+        }
+        if ((v = json_object_get(config, "draw"))) {
+                if (!json_is_boolean(v))
+                        return fail(err, len, "draw: must be true or false%s%s", "", "");
+                ret->draw = json_is_true(v);
         }
         if ((v = json_object_get(config, "seed"))) {
                 if (!json_is_integer(v) || json_integer_value(v) < 0)
@@ -219,14 +227,17 @@ json_t *stage_config_to_json(const struct tour_stage_config *cfg) {
         json_decref(table);
         json_object_set_new(points, "bye", json_real(cfg->points.bye));
         json_object_set_new(points, "forfeit_loss", json_real(cfg->points.forfeit_loss));
-        return json_pack("{s:i, s:i, s:s?, s:i, s:b, s:s?, s:b, s:o, s:o, s:I}", "rounds", cfg->rounds,
+        /* groups 0: about TOUR_STAGE_DEFAULT_GROUP_SIZE a group, the count
+         * depending on the field */
+        return json_pack("{s:i, s:i, s:s?, s:i, s:b, s:s?, s:b, s:i, s:b, s:o, s:o, s:I}", "rounds", cfg->rounds,
                          "table_size", cfg->table_size, "pod_policy",
                          cfg->pod_policy >= TOUR_PODS_BYE && cfg->pod_policy <= TOUR_PODS_SMALL_PODS
                                  ? policies[cfg->pod_policy] : NULL,
                          "advance", cfg->advance, "third_place", cfg->bracket.third_place, "grand_final",
                          cfg->bracket.grand_final <= TOUR_GRAND_FINAL_DOUBLE ? grand_finals[cfg->bracket.grand_final]
                                                                              : NULL,
-                         "double_round_robin", cfg->double_round_robin, "points", points, "tiebreaks", tbs, "seed",
+                         "double_round_robin", cfg->double_round_robin, "groups", cfg->groups, "draw", cfg->draw,
+                         "points", points, "tiebreaks", tbs, "seed",
                          (json_int_t) (cfg->seed & (uint64_t) INT64_MAX));
 }
 
@@ -442,11 +453,12 @@ int stage_data_result_from_json(const struct stage_data *d, size_t i, json_t *re
 json_t *stage_data_standings(const struct stage_data *d, char *err, size_t len) {
         struct tour_standings_row *rows = calloc((size_t) d->n + 1, sizeof *rows);
         int *place = calloc((size_t) d->n + 1, sizeof *place);
+        int32_t *group = calloc((size_t) d->n + 1, sizeof *group);
         struct tour_stage_error e = { "" };
         json_t *out = NULL, *items, *names;
         int n;
 
-        if (!rows || !place) {
+        if (!rows || !place || !group) {
                 snprintf(err, len, "out of memory");
                 goto done;
         }
@@ -454,6 +466,11 @@ json_t *stage_data_standings(const struct stage_data *d, char *err, size_t len) 
         n = d->n == 0 ? 0 : tour_stage_standings(&d->in, rows, place, &e);
         if (n < 0) {
                 snprintf(err, len, "%s", e.text[0] ? e.text : strerror(-n));
+                goto done;
+        }
+        /* groups: which group each row is in, 1-based as shown */
+        if (n > 0 && d->cfg.format == TOUR_FORMAT_GROUPS && tour_stage_group_of(&d->in, group) < 0) {
+                snprintf(err, len, "the stage's groups cannot be formed");
                 goto done;
         }
         names = json_array();
@@ -473,11 +490,15 @@ json_t *stage_data_standings(const struct stage_data *d, char *err, size_t len) 
                                                        r->points, "played", r->played, "won", r->won, "drawn",
                                                        r->drawn, "lost", r->lost, "byes", r->byes, "game_win_pct",
                                                        r->game_win_pct, "place", place[i], "tiebreaks", tbs));
+                if (d->cfg.format == TOUR_FORMAT_GROUPS)
+                        json_object_set_new(json_array_get(items, (size_t) i), "group",
+                                            json_integer(group[r->entrant] + 1));
         }
         out = json_pack("{s:i, s:s, s:o, s:o}", "stage", d->number, "format", tour_format_name(d->cfg.format),
                         "tiebreaks", names, "rows", items);
 done:
         free(rows);
         free(place);
+        free(group);
         return out;
 }

@@ -54,7 +54,10 @@ void handle_stages_create(struct api_request *req) {
                                   "(2 or more), or null for everyone still in");
                 return;
         }
-        config_text = json_dumps(json_is_object(config) ? config : json_object(), JSON_COMPACT);
+        /* no config: stored as {} (the empty object is ours to release) */
+        json_t *empty = json_is_object(config) ? NULL : json_object();
+        config_text = json_dumps(empty ? empty : config, JSON_COMPACT);
+        json_decref(empty);
         snprintf(adv_s, sizeof adv_s, "%lld", (long long) json_integer_value(advance));
         const char *p[] = { route_param(&req->match, "id"), json_string_value(format), config_text,
                             json_is_integer(advance) ? adv_s : NULL };

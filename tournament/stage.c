@@ -29,6 +29,7 @@ static const char *const stage_format_names[] = {
         [TOUR_FORMAT_LEAGUE] = "league",
         [TOUR_FORMAT_HEATS] = "heats",
         [TOUR_FORMAT_RACE] = "race",
+        [TOUR_FORMAT_GROUPS] = "groups",
 };
 
 #define STAGE_N_FORMATS ((int) (sizeof stage_format_names / sizeof stage_format_names[0]))
@@ -100,6 +101,9 @@ void tour_stage_config_default(enum tour_format f, struct tour_stage_config *ret
                 stage_set_tiebreaks(c, 1, bracket_tb);
                 break;
         case TOUR_FORMAT_ROUND_ROBIN:
+        case TOUR_FORMAT_GROUPS:
+                /* a group is a round robin: the same points and tie-breaks;
+                 * groups 0 and draw false (the snake) come with the memset */
                 tour_points_defaults_wdl(&c->points);
                 stage_set_tiebreaks(c, 2, rr_tb);
                 break;
@@ -128,6 +132,16 @@ void tour_stage_config_default(enum tour_format f, struct tour_stage_config *ret
         }
 }
 
+/* The groups of a groups stage of n (no check: callers have checked). */
+static int stage_groups(const struct tour_stage_config *cfg, int n) {
+        int g;
+
+        if (cfg->groups > 0)
+                return cfg->groups;
+        g = (n + TOUR_STAGE_DEFAULT_GROUP_SIZE - 1) / TOUR_STAGE_DEFAULT_GROUP_SIZE;
+        return g < 2 ? 2 : g > TOUR_GROUPS_MAX_GROUPS ? TOUR_GROUPS_MAX_GROUPS : g;
+}
+
 int tour_stage_config_check(const struct tour_stage_config *cfg, int n_entrants,
                             struct tour_stage_error *ret_err) {
         struct tour_points_error pe;
@@ -146,6 +160,11 @@ int tour_stage_config_check(const struct tour_stage_config *cfg, int n_entrants,
                 hi = TOUR_BRACKET_MAX_ENTRANTS;
         } else if (cfg->format == TOUR_FORMAT_ROUND_ROBIN) {
                 lo = 2;
+                hi = TOUR_ROUND_ROBIN_MAX_ENTRANTS;
+        } else if (cfg->format == TOUR_FORMAT_GROUPS) {
+                /* two groups of two; the whole field no larger than one
+                 * round robin may be */
+                lo = 4;
                 hi = TOUR_ROUND_ROBIN_MAX_ENTRANTS;
         } else if (cfg->format == TOUR_FORMAT_HEATS)
                 hi = TOUR_HEATS_MAX_N;
@@ -173,6 +192,17 @@ int tour_stage_config_check(const struct tour_stage_config *cfg, int n_entrants,
                         return stage_fail(ret_err, "table_size: must be 2 to %d for %s", TOUR_MAX_SEATS, name);
                 if (cfg->format == TOUR_FORMAT_HEATS && (cfg->advance < 1 || cfg->advance >= k))
                         return stage_fail(ret_err, "advance: must be 1 to table_size - 1 (%d) for heats", k - 1);
+                break;
+        case TOUR_FORMAT_GROUPS:
+                if (cfg->groups != 0 && (cfg->groups < 2 || cfg->groups > TOUR_GROUPS_MAX_GROUPS))
+                        return stage_fail(ret_err, "groups: must be 0 (about %d a group) or 2 to %d",
+                                          TOUR_STAGE_DEFAULT_GROUP_SIZE, TOUR_GROUPS_MAX_GROUPS);
+                /* "n_entrants" in the text: the daemon checks a config
+                 * before the field is known and lets this one pass */
+                if (n_entrants < 2 * stage_groups(cfg, n_entrants))
+                        return stage_fail(ret_err, "groups: %d groups need at least %d entrants (n_entrants is %d)",
+                                          stage_groups(cfg, n_entrants), 2 * stage_groups(cfg, n_entrants),
+                                          n_entrants);
                 break;
         case TOUR_FORMAT_DOUBLE_ELIM:
                 if (cfg->bracket.grand_final != TOUR_GRAND_FINAL_NONE &&
@@ -216,6 +246,12 @@ struct stage {
         bool                            *walkover;      /* per graph match */
         struct tour_bracket_state       *states;        /* per graph match */
         int                             *place;         /* per entrant */
+        /* round robin (one group) and groups: members[group_start[g] ..
+         * group_start[g+1]) are group g's entrants in seeding order */
+        int                             n_groups;
+        int                             *group;         /* per entrant */
+        int32_t                         *members;       /* n */
+        int                             *group_start;   /* n_groups + 1 */
 };
 
 static void stage_close(struct stage *st) {
@@ -228,6 +264,9 @@ static void stage_close(struct stage *st) {
         free(st->walkover);
         free(st->states);
         free(st->place);
+        free(st->group);
+        free(st->members);
+        free(st->group_start);
         memset(st, 0, sizeof *st);
 }
 
@@ -386,19 +425,104 @@ static int stage_settle_bracket(struct stage *st, struct tour_stage_error *err) 
         return 0;
 }
 
-/* Round robin: each stored match must be a pairing of its Berger round, in
- * the same seats, and the stored rounds within the schedule.  This is what
- * catches an entrant appended to a round robin after it started (the
- * schedule of n+1 is a different schedule). */
-static int stage_check_round_robin(struct stage *st, struct tour_stage_error *err) {
-        int n = st->n, cycles = st->cfg->double_round_robin ? 2 : 1;
-        int total = tour_round_robin_rounds(n, cycles);
+/* The groups of entrants 0..n-1 under cfg into group[]: round robin one
+ * group, groups the snake or the seeded draw.  Returns the count. */
+static int stage_split(const struct tour_stage_config *cfg, int n, int *group) {
+        int g, r;
+
+        if (cfg->format != TOUR_FORMAT_GROUPS) {
+                for (int e = 0; e < n; e++)
+                        group[e] = 0;
+                return 1;
+        }
+        g = stage_groups(cfg, n);
+        r = cfg->draw ? tour_groups_draw(n, g, cfg->seed, group) : tour_groups_snake(n, g, group);
+        return r < 0 ? r : g;
+}
+
+/* Fills st->group, members and group_start (a counting sort by group,
+ * stable, so each group keeps the seeding order: its Berger numbers). */
+static int stage_open_groups(struct stage *st) {
+        int n = st->n, g;
+        int *fill;
+
+        st->group = malloc((size_t) n * sizeof *st->group);
+        st->members = malloc((size_t) n * sizeof *st->members);
+        if (!st->group || !st->members)
+                return -ENOMEM;
+        g = stage_split(st->cfg, n, st->group);
+        if (g < 0)
+                return g;
+        st->n_groups = g;
+        st->group_start = calloc((size_t) g + 1, sizeof *st->group_start);
+        fill = malloc(((size_t) g + 1) * sizeof *fill);
+        if (!st->group_start || !fill) {
+                free(fill);
+                return -ENOMEM;
+        }
+        for (int e = 0; e < n; e++)
+                st->group_start[st->group[e] + 1]++;
+        for (int k = 0; k < g; k++)
+                st->group_start[k + 1] += st->group_start[k];
+        memcpy(fill, st->group_start, ((size_t) g + 1) * sizeof *fill);
+        for (int e = 0; e < n; e++)
+                st->members[fill[st->group[e]]++] = e;
+        free(fill);
+        return 0;
+}
+
+/* Stage round `round` of a round robin or groups stage: Berger round
+ * `round` of every group whose schedule has that many rounds (a smaller
+ * group's schedule can end earlier: its entrants then sit the last rounds
+ * out, without a bye), group after group, renumbered to stage entrants and
+ * tabled 1.. across the groups.  tp has room for n/2 pairings, byes for
+ * one per group.  Returns the number of pairings. */
+static int stage_schedule_round(const struct stage *st, int round, struct tour_pairing *tp, struct tour_bye *byes,
+                                int *ret_nbyes) {
+        int cycles = st->cfg->double_round_robin ? 2 : 1, k = 0;
+
+        *ret_nbyes = 0;
+        for (int grp = 0; grp < st->n_groups; grp++) {
+                int a = st->group_start[grp], size = st->group_start[grp + 1] - a;
+                int total = tour_round_robin_rounds(size, cycles), c;
+                struct tour_bye bye;
+
+                if (total < 0)
+                        return total;
+                if (round > total)
+                        continue;
+                c = tour_round_robin_round(size, cycles, round, tp + k, &bye);
+                if (c < 0)
+                        return c;
+                for (int t = k; t < k + c; t++) {
+                        for (int s = 0; s < tp[t].n; s++)
+                                tp[t].entrant[s] = st->members[a + tp[t].entrant[s]];
+                        tp[t].table = t + 1;
+                }
+                if (bye.entrant != TOUR_NONE)
+                        byes[(*ret_nbyes)++] = (struct tour_bye) { round, st->members[a + bye.entrant] };
+                k += c;
+        }
+        return k;
+}
+
+/* Round robin and groups: each stored match must be a pairing of its
+ * stage round, in the same seats, and the stored rounds within the
+ * schedule.  This is what catches an entrant appended after the start (the
+ * schedule, and for groups the split, of n+1 is a different one). */
+static int stage_check_schedule(struct stage *st, struct tour_stage_error *err) {
+        int n = st->n, total = tour_stage_rounds(st->cfg, n), nb;
         struct tour_pairing *p = malloc((size_t) (n / 2 + 1) * sizeof *p);
+        struct tour_bye *by = malloc((size_t) st->n_groups * sizeof *by);
         int32_t *opp = malloc((size_t) n * sizeof *opp);
         int r = 0;
 
-        if (!p || !opp) {
+        if (!p || !by || !opp) {
                 r = -ENOMEM;
+                goto out;
+        }
+        if (total < 0) {
+                r = total;
                 goto out;
         }
         if (st->last_round > total) {
@@ -407,7 +531,7 @@ static int stage_check_round_robin(struct stage *st, struct tour_stage_error *er
                 goto out;
         }
         for (int round = 1; round <= st->last_round; round++) {
-                int c = tour_round_robin_round(n, cycles, round, p, NULL);
+                int c = stage_schedule_round(st, round, p, by, &nb);
                 if (c < 0) {
                         r = c;
                         goto out;
@@ -420,15 +544,21 @@ static int stage_check_round_robin(struct stage *st, struct tour_stage_error *er
                 for (size_t j = st->round_start[round]; j < st->round_start[round + 1]; j++) {
                         size_t i = st->order[j];
                         const struct tour_stage_match *m = &st->in->matches[i];
-                        if (m->n != 2 || opp[m->entrant[0]] != m->entrant[1]) {
+                        if (m->n == 2 && opp[m->entrant[0]] == m->entrant[1])
+                                continue;
+                        if (st->cfg->format == TOUR_FORMAT_GROUPS)
+                                r = stage_fail(err, "matches[%zu]: not a pairing of round %d of the %d groups of %d "
+                                               "entrants (an entrant added after the start?)", i, round,
+                                               st->n_groups, n);
+                        else
                                 r = stage_fail(err, "matches[%zu]: not a pairing of round %d of the round robin "
                                                "of %d (an entrant added after the start?)", i, round, n);
-                                goto out;
-                        }
+                        goto out;
                 }
         }
 out:
         free(p);
+        free(by);
         free(opp);
         return r;
 }
@@ -580,8 +710,12 @@ static int stage_open(const struct tour_stage_input *in, struct stage *st, struc
         r = stage_check_once_per_round(st, err);
         if (r < 0)
                 return r;
-        if (st->cfg->format == TOUR_FORMAT_ROUND_ROBIN)
-                return stage_check_round_robin(st, err);
+        if (st->cfg->format == TOUR_FORMAT_ROUND_ROBIN || st->cfg->format == TOUR_FORMAT_GROUPS) {
+                r = stage_open_groups(st);
+                if (r < 0)
+                        return r;
+                return stage_check_schedule(st, err);
+        }
         if (stage_is_snapshot(st->cfg->format)) {
                 int total = tour_stage_rounds(st->cfg, st->n);
                 if (total < 0)
@@ -617,6 +751,11 @@ int tour_stage_rounds(const struct tour_stage_config *cfg, int n_entrants) {
                 return r > 0 ? r : 1;
         case TOUR_FORMAT_ROUND_ROBIN:
                 return tour_round_robin_rounds(n, cfg->double_round_robin ? 2 : 1);
+        case TOUR_FORMAT_GROUPS:
+                /* the largest group's: sizes differ by at most one, and a
+                 * schedule never gets shorter with one more entrant */
+                k = stage_groups(cfg, n);
+                return tour_round_robin_rounds((n + k - 1) / k, cfg->double_round_robin ? 2 : 1);
         case TOUR_FORMAT_HEATS:
                 return tour_heats_plan(n, k, cfg->advance, NULL, 0);
         default:
@@ -633,6 +772,16 @@ int tour_stage_rounds(const struct tour_stage_config *cfg, int n_entrants) {
                 tour_bracket_free(b);
                 return r;
         }
+}
+
+int tour_stage_groups_count(const struct tour_stage_config *cfg, int n_entrants) {
+        int r = tour_stage_config_check(cfg, n_entrants, NULL);
+
+        if (r < 0)
+                return r;
+        if (cfg->format != TOUR_FORMAT_GROUPS)
+                return -EINVAL;
+        return stage_groups(cfg, n_entrants);
 }
 
 /* Standings over the done results exactly as standings.h computes them
@@ -952,28 +1101,48 @@ out:
         return r;
 }
 
-/* Round robin: the Berger round, with every match of a dropped entrant
- * left out and its active opponent given the bye instead. */
-static int stage_next_round_robin(const struct stage *st, struct tour_stage_next *ret, struct tour_pairing *tp) {
+/* Round robin and groups: the next stage round that has something to
+ * play, with every match of a dropped entrant left out and its active
+ * opponent given the bye instead.  A round can only come out empty in a
+ * groups stage (every group still playing has nobody active left): it is
+ * skipped, and stored rounds then have a gap, which the schedule check
+ * allows.  *ret_round 0: nothing is left to play. */
+static int stage_next_schedule(const struct stage *st, int total, struct tour_stage_next *ret,
+                               struct tour_pairing *tp, int *ret_round) {
         const struct tour_stage_entrant *en = st->in->entrants;
-        int round = st->last_round + 1, k = 0;
-        struct tour_bye bye;
-        int c = tour_round_robin_round(st->n, st->cfg->double_round_robin ? 2 : 1, round, tp, &bye);
+        struct tour_bye *sb = malloc((size_t) st->n_groups * sizeof *sb);
+        int nsb, k = 0;
 
-        if (c < 0)
-                return c;
-        if (bye.entrant != TOUR_NONE && en[bye.entrant].active)
-                ret->byes[ret->n_byes++] = bye;
-        for (int t = 0; t < c; t++) {
-                bool a0 = en[tp[t].entrant[0]].active, a1 = en[tp[t].entrant[1]].active;
-                if (a0 && a1) {
-                        tp[k++] = tp[t];
-                        continue;
+        *ret_round = 0;
+        if (!sb)
+                return -ENOMEM;
+        for (int round = st->last_round + 1; round <= total; round++) {
+                int c = stage_schedule_round(st, round, tp, sb, &nsb);
+                if (c < 0) {
+                        free(sb);
+                        return c;
                 }
-                for (int s = 0; s < 2; s++)
-                        if (en[tp[t].entrant[s]].active)
-                                ret->byes[ret->n_byes++] = (struct tour_bye) { round, tp[t].entrant[s] };
+                ret->n_byes = 0;
+                for (int i = 0; i < nsb; i++)
+                        if (en[sb[i].entrant].active)
+                                ret->byes[ret->n_byes++] = sb[i];
+                k = 0;
+                for (int t = 0; t < c; t++) {
+                        bool a0 = en[tp[t].entrant[0]].active, a1 = en[tp[t].entrant[1]].active;
+                        if (a0 && a1) {
+                                tp[k++] = tp[t];
+                                continue;
+                        }
+                        for (int s = 0; s < 2; s++)
+                                if (en[tp[t].entrant[s]].active)
+                                        ret->byes[ret->n_byes++] = (struct tour_bye) { round, tp[t].entrant[s] };
+                }
+                if (k > 0 || ret->n_byes > 0) {
+                        *ret_round = round;
+                        break;
+                }
         }
+        free(sb);
         return k;
 }
 
@@ -1007,7 +1176,7 @@ int tour_stage_next(const struct tour_stage_input *in, struct tour_stage_next *r
         struct stage st;
         struct tour_pairing *tp = NULL;
         struct stage_heats h = { 0 };
-        int r, total;
+        int r, total, round = 0;
         size_t cap;
 
         if (ret)
@@ -1055,13 +1224,19 @@ int tour_stage_next(const struct tour_stage_input *in, struct tour_stage_next *r
                 ret->finished = true;
                 r = 0;
                 goto out;
-        } else if (st.cfg->format == TOUR_FORMAT_ROUND_ROBIN)
-                r = stage_next_round_robin(&st, ret, tp);
-        else
+        } else if (st.cfg->format == TOUR_FORMAT_ROUND_ROBIN || st.cfg->format == TOUR_FORMAT_GROUPS) {
+                r = stage_next_schedule(&st, total, ret, tp, &round);
+                if (r >= 0 && round == 0) {
+                        ret->finished = true;
+                        r = 0;
+                        goto out;
+                }
+        } else
                 r = stage_next_snapshot(&st, ret, tp, ret_err);
         if (r < 0)
                 goto out;
-        ret->round = st.last_round + 1;
+        ret->round = st.cfg->format == TOUR_FORMAT_ROUND_ROBIN || st.cfg->format == TOUR_FORMAT_GROUPS
+                             ? round : st.last_round + 1;
         for (int i = 0; i < r; i++) {
                 ret->pairings[i].bracket_id = -1;
                 ret->pairings[i].pairing = tp[i];
@@ -1092,6 +1267,144 @@ static int stage_cmp_sort(const void *x, const void *y) {
         return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
+/* A row's sort key across groups: the place (rank within the group, or
+ * for an advance the place among the group's qualifiers), then points and
+ * each tie-break turned so that smaller sorts first, then the entrant. */
+struct stage_gkey {
+        int     place;
+        int32_t entrant;
+        int     row;                    /* the row it was made from */
+        double  v[1 + TOUR_STANDINGS_MAX_TIEBREAKS];
+};
+
+static void stage_gkey_make(const struct tour_stage_config *cfg, const struct tour_standings_row *row, int place,
+                            int idx, struct stage_gkey *k) {
+        memset(k, 0, sizeof *k);
+        k->place = place;
+        k->entrant = row->entrant;
+        k->row = idx;
+        k->v[0] = -row->points;
+        for (int t = 0; t < cfg->n_tiebreaks; t++)
+                k->v[1 + t] = tour_standings_tb_higher_is_better(cfg->tiebreaks[t]) == 1 ? -row->tb[t] : row->tb[t];
+}
+
+/* Everything but the entrant, values at standings.h's resolution: 0 means
+ * the two rows share a rank. */
+static int stage_gkey_cmp_values(const struct stage_gkey *a, const struct stage_gkey *b) {
+        if (a->place != b->place)
+                return a->place < b->place ? -1 : 1;
+        for (size_t i = 0; i < sizeof a->v / sizeof a->v[0]; i++)
+                if (fabs(a->v[i] - b->v[i]) > TOUR_STANDINGS_RESOLUTION)
+                        return a->v[i] < b->v[i] ? -1 : 1;
+        return 0;
+}
+
+static int stage_cmp_gkey(const void *x, const void *y) {
+        const struct stage_gkey *a = x, *b = y;
+        int c = stage_gkey_cmp_values(a, b);
+
+        if (c)
+                return c;
+        return a->entrant < b->entrant ? -1 : a->entrant > b->entrant;
+}
+
+/* Groups: the standings of each group from its own results and byes only
+ * (a group's matches never leave it: the schedule check saw to that), its
+ * entrants renumbered 0..size-1 for standings.h, so that every tie-break
+ * (direct encounter above all) is computed among group-mates; then every
+ * row by stage_cmp_gkey with the rank within the group as the place.
+ * Within one group that keeps the group's own order: rows sharing a group
+ * rank are equal on points and every tie-break, and both orders fall back
+ * to the entrant. */
+static int stage_group_standings(const struct stage *st, struct tour_standings_row *rows, int *ret_place,
+                                 struct tour_stage_error *err) {
+        const struct tour_stage_input *in = st->in;
+        int n = st->n, g = st->n_groups, kk = 0, r = 0;
+        size_t nm = in->n_matches ? in->n_matches : 1, nb = in->n_byes ? in->n_byes : 1;
+        int *local = malloc((size_t) n * sizeof *local);
+        size_t *rs = calloc((size_t) g + 2, sizeof *rs), *bs = calloc((size_t) g + 2, sizeof *bs);
+        struct tour_result *res = malloc(nm * sizeof *res);
+        struct tour_bye *by = malloc(nb * sizeof *by);
+        bool *dropped = malloc((size_t) n * sizeof *dropped);
+        struct tour_standings_row *all = malloc((size_t) n * sizeof *all), *lrows = malloc((size_t) n * sizeof *lrows);
+        struct stage_gkey *keys = malloc((size_t) n * sizeof *keys);
+        struct tour_points_error pe = { { 0 } };
+
+        if (!local || !rs || !bs || !res || !by || !dropped || !all || !lrows || !keys) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (int grp = 0; grp < g; grp++)
+                for (int i = st->group_start[grp]; i < st->group_start[grp + 1]; i++) {
+                        local[st->members[i]] = i - st->group_start[grp];
+                        dropped[i] = !in->entrants[st->members[i]].active;
+                }
+        /* results and byes bucketed by group (a counting sort) */
+        for (size_t i = 0; i < in->n_matches; i++)
+                if (in->matches[i].done)
+                        rs[st->group[in->matches[i].entrant[0]] + 2]++;
+        for (size_t i = 0; i < in->n_byes; i++)
+                bs[st->group[in->byes[i].entrant] + 2]++;
+        for (int k = 2; k < g + 2; k++) {
+                rs[k] += rs[k - 1];
+                bs[k] += bs[k - 1];
+        }
+        for (size_t i = 0; i < in->n_matches; i++) {
+                const struct tour_stage_match *m = &in->matches[i];
+                if (!m->done)
+                        continue;
+                struct tour_result *x = &res[rs[st->group[m->entrant[0]] + 1]++];
+                *x = m->result;
+                for (int s = 0; s < x->n; s++)
+                        x->entrant[s] = local[x->entrant[s]];
+        }
+        for (size_t i = 0; i < in->n_byes; i++) {
+                const struct tour_bye *b = &in->byes[i];
+                by[bs[st->group[b->entrant] + 1]++] = (struct tour_bye) { b->round, local[b->entrant] };
+        }
+        /* now group grp's are [rs[grp], rs[grp+1]) */
+        for (int grp = 0; grp < g; grp++) {
+                int a = st->group_start[grp];
+                struct tour_standings_input si = {
+                        .n = st->group_start[grp + 1] - a, .dropped = dropped + a,
+                        .results = res + rs[grp], .n_results = rs[grp + 1] - rs[grp],
+                        .byes = by + bs[grp], .n_byes = bs[grp + 1] - bs[grp], .points = &st->cfg->points,
+                        .tiebreaks = st->cfg->tiebreaks, .n_tiebreaks = (size_t) st->cfg->n_tiebreaks,
+                };
+                r = tour_standings_compute(&si, lrows, &pe);
+                if (r < 0) {
+                        if (r == -EINVAL)
+                                stage_fail(err, "standings: group %d: %s: %s", grp + 1, pe.field, pe.message);
+                        goto out;
+                }
+                for (int i = 0; i < si.n; i++) {
+                        all[kk] = lrows[i];
+                        all[kk].entrant = st->members[a + lrows[i].entrant];
+                        stage_gkey_make(st->cfg, &all[kk], lrows[i].rank, kk, &keys[kk]);
+                        kk++;
+                }
+        }
+        qsort(keys, (size_t) n, sizeof *keys, stage_cmp_gkey);
+        for (int i = 0; i < n; i++) {
+                rows[i] = all[keys[i].row];
+                rows[i].rank = i > 0 && stage_gkey_cmp_values(&keys[i], &keys[i - 1]) == 0 ? rows[i - 1].rank : i + 1;
+                if (ret_place)
+                        ret_place[i] = keys[i].place;
+        }
+        r = n;
+out:
+        free(local);
+        free(rs);
+        free(bs);
+        free(res);
+        free(by);
+        free(dropped);
+        free(all);
+        free(lrows);
+        free(keys);
+        return r;
+}
+
 static int stage_standings(const struct stage *st, struct tour_standings_row *rows, int *ret_place,
                            struct tour_stage_error *err) {
         int n = st->n, r;
@@ -1100,6 +1413,8 @@ static int stage_standings(const struct stage *st, struct tour_standings_row *ro
         struct stage_sort *ord = NULL;
         struct stage_heats h = { 0 };
 
+        if (st->cfg->format == TOUR_FORMAT_GROUPS)
+                return stage_group_standings(st, rows, ret_place, err);
         r = stage_raw_standings(st, rows, err);
         if (r < 0)
                 return r;
@@ -1295,7 +1610,7 @@ int tour_stage_dependents(const struct tour_stage_input *in, size_t match_index,
                 }
                 /* ids come by graph id; callers want stored index order */
                 qsort(ret, k, sizeof *ret, stage_cmp_size);
-        } else if (st.cfg->format != TOUR_FORMAT_ROUND_ROBIN) {
+        } else if (st.cfg->format != TOUR_FORMAT_ROUND_ROBIN && st.cfg->format != TOUR_FORMAT_GROUPS) {
                 int r0 = in->matches[match_index].round;
                 for (size_t i = 0; i < in->n_matches; i++) {
                         if (in->matches[i].round <= r0 || in->matches[i].done == pending)
@@ -1358,4 +1673,126 @@ int tour_stage_bracket(const struct tour_stage_input *in, struct tour_stage_brac
                 r += ret->states[id].status == TOUR_MATCH_READY;
         stage_close(&st);
         return r;
+}
+
+/* ---- groups: who is in which, who goes on ------------------------------- */
+
+int tour_stage_group_of(const struct tour_stage_input *in, int32_t *ret_group) {
+        int *group, g;
+
+        if (!in || !ret_group || tour_stage_config_check(in->cfg, in->n_entrants, NULL) < 0 ||
+            in->cfg->format != TOUR_FORMAT_GROUPS)
+                return -EINVAL;
+        group = malloc((size_t) in->n_entrants * sizeof *group);
+        if (!group)
+                return -ENOMEM;
+        g = stage_split(in->cfg, in->n_entrants, group);
+        for (int e = 0; g >= 0 && e < in->n_entrants; e++)
+                ret_group[e] = group[e];
+        free(group);
+        return g;
+}
+
+/* The top q active of every group, each tagged with its place among its
+ * group's qualifiers (tier), ordered by stage_cmp_gkey; into a bracket
+ * then seeded by tour_groups_seed_bracket with the groups in the order of
+ * their tier-0 qualifiers. */
+static int stage_advance_groups(const struct tour_stage_input *in, int count, enum tour_format next_format,
+                                int32_t *ret, struct tour_stage_error *err) {
+        struct stage st;
+        struct tour_standings_row *rows = NULL;
+        struct stage_gkey *keys = NULL;
+        int *taken = NULL, *gpos = NULL;
+        int32_t *table = NULL;
+        int r = stage_open(in, &st, err), g, q, k = 0;
+
+        if (r < 0)
+                goto out;
+        g = st.n_groups;
+        if (!ret) {
+                r = stage_fail(err, "ret_entrants: missing");
+                goto out;
+        }
+        if (count < 1 || count > st.n) {
+                r = stage_fail(err, "count: must be 1 to %d", st.n);
+                goto out;
+        }
+        if (count % g) {
+                r = stage_fail(err, "count: %d is not a multiple of the %d groups (each group sends the same number "
+                               "on)", count, g);
+                goto out;
+        }
+        q = count / g;
+        rows = malloc((size_t) st.n * sizeof *rows);
+        keys = malloc((size_t) count * sizeof *keys);
+        taken = calloc((size_t) g, sizeof *taken);
+        gpos = malloc((size_t) g * sizeof *gpos);
+        table = malloc((size_t) count * sizeof *table);
+        if (!rows || !keys || !taken || !gpos || !table) {
+                r = -ENOMEM;
+                goto out;
+        }
+        r = stage_group_standings(&st, rows, NULL, err);
+        if (r < 0)
+                goto out;
+        /* rows list each group in its own order (stage_group_standings) */
+        for (int i = 0; i < st.n; i++) {
+                int32_t e = rows[i].entrant;
+                int grp = st.group[e];
+                if (!in->entrants[e].active || taken[grp] == q)
+                        continue;
+                stage_gkey_make(st.cfg, &rows[i], taken[grp]++, i, &keys[k++]);
+        }
+        for (int grp = 0; grp < g; grp++)
+                if (taken[grp] < q) {
+                        stage_fail(err, "count: group %d has %d active entrants, %d should go on", grp + 1,
+                                   taken[grp], q);
+                        r = -ERANGE;
+                        goto out;
+                }
+        qsort(keys, (size_t) count, sizeof *keys, stage_cmp_gkey);
+        if (!stage_is_bracket(next_format)) {
+                for (int i = 0; i < count; i++)
+                        ret[i] = keys[i].entrant;
+                r = count;
+                goto out;
+        }
+        /* table[gi * q + t]: the t-th qualifier of the gi-th group, groups
+         * ordered by their first qualifiers: the best group winner is seed 1 */
+        k = 0;
+        for (int i = 0; i < count; i++)
+                if (keys[i].place == 0)
+                        gpos[st.group[keys[i].entrant]] = k++;
+        for (int i = 0; i < count; i++)
+                table[gpos[st.group[keys[i].entrant]] * q + keys[i].place] = keys[i].entrant;
+        r = tour_groups_seed_bracket(st.n, g, q, table, ret);
+        if (r == -EINVAL)
+                stage_fail(err, "count: %d groups of %d cannot seed a bracket", g, q);
+        if (r >= 0)
+                r = count;
+out:
+        free(rows);
+        free(keys);
+        free(taken);
+        free(gpos);
+        free(table);
+        stage_close(&st);
+        return r;
+}
+
+int tour_stage_advance(const struct tour_stage_input *in, int count, enum tour_format next_format,
+                       int32_t *ret_entrants, struct tour_stage_error *ret_err) {
+        int r;
+
+        if (ret_err)
+                ret_err->text[0] = '\0';
+        if (!tour_format_name(next_format))
+                return stage_fail(ret_err, "next_format: unknown (%d)", (int) next_format);
+        if (in && in->cfg && in->cfg->format == TOUR_FORMAT_GROUPS)
+                return stage_advance_groups(in, count, next_format, ret_entrants, ret_err);
+        if (stage_is_bracket(next_format) && count >= 2 && count <= TOUR_GROUPS_MAX_SEEDED) {
+                r = tour_stage_top_cut(in, count, ret_entrants, ret_err);
+                return r < 0 ? r : count;
+        }
+        return tour_stage_top(in, count, ret_entrants, ret_err);
 }

@@ -2,9 +2,9 @@
  * inputs: the configuration, the entrants and the matches the daemon stored.
  * It ties the format modules together (swiss.h, pods.h, heats.h,
  * round_robin.h, bracket.h, groups.h, standings.h) and answers the daemon's
- * four questions: what is played next, what are the standings, what does a
- * corrected result invalidate, what does the bracket look like.  The rules,
- * per format, are in docs/formats/stages.md.
+ * questions: what is played next, what are the standings, what does a
+ * corrected result invalidate, what does the bracket look like, who goes on
+ * to the next stage.  The rules, per format, are in docs/formats/stages.md.
  *
  * Pure (DESIGN.md section 2): libc and tournament/ only, no clock, no I/O,
  * no global state.  Nothing is remembered between calls: every call derives
@@ -50,11 +50,12 @@ enum tour_format {
         TOUR_FORMAT_LEAGUE,
         TOUR_FORMAT_HEATS,
         TOUR_FORMAT_RACE,
+        TOUR_FORMAT_GROUPS,
 };
 
 /* Stable names used by configuration files and the API: "single_elimination",
  * "double_elimination", "round_robin", "swiss", "pod_swiss", "league",
- * "heats", "race".  NULL for an unknown value. */
+ * "heats", "race", "groups".  NULL for an unknown value. */
 const char *tour_format_name(enum tour_format f);
 
 /* The format called name, or -EINVAL (NULL arguments included). */
@@ -89,17 +90,24 @@ struct tour_stage_config {
         enum tour_pods_policy   pod_policy;     /* pod_swiss, league */
         int                     advance;        /* heats: q per heat, 1..table_size-1 */
         struct tour_bracket_options bracket;    /* single / double elimination */
-        bool                    double_round_robin;
+        bool                    double_round_robin;     /* round robin, groups */
+        /* groups: how many, 0 = about TOUR_STAGE_DEFAULT_GROUP_SIZE a group
+         * (tour_stage_groups_count), else 2..TOUR_GROUPS_MAX_GROUPS with at
+         * least 2 entrants a group; draw: a seeded draw with pots
+         * (tour_groups_draw, from seed) instead of the snake. */
+        int                     groups;
+        bool                    draw;
         struct tour_points_config points;
         enum tour_standings_tb  tiebreaks[TOUR_STANDINGS_MAX_TIEBREAKS];
         int                     n_tiebreaks;
-        uint64_t                seed;           /* pod_swiss, league, race draws */
+        uint64_t                seed;           /* pod_swiss, league, race, groups draws */
 };
 
 /* Defaults of docs/formats/stages.md, "Defaults":
- *   duel formats (single/double elimination, round robin, swiss): WDL
- *     3/1/0 with a bye worth a win; swiss buchholz, sonneborn_berger;
- *     round robin direct_encounter, sonneborn_berger; brackets buchholz;
+ *   duel formats (single/double elimination, round robin, groups, swiss):
+ *     WDL 3/1/0 with a bye worth a win; swiss buchholz, sonneborn_berger;
+ *     round robin and groups direct_encounter, sonneborn_berger (groups:
+ *     groups 0, i.e. about 4 a group, snake seeding); brackets buchholz;
  *     double elimination with a grand-final reset (TOUR_GRAND_FINAL_DOUBLE),
  *     single elimination without a third-place match;
  *   table formats (pod_swiss, league, race, heats): PLACEMENT n - rank,
@@ -118,12 +126,18 @@ void tour_stage_config_default(enum tour_format f, struct tour_stage_config *ret
 /* Half of a heat of 4 goes through: 64 -> 32 -> 16 -> 8 -> 4 (the plan
  * docs/formats/swiss-and-pods.md works out). */
 #define TOUR_STAGE_DEFAULT_ADVANCE      2
+/* Groups of four: three rounds in which everyone meets everyone, the group
+ * stage of most cups (the FIFA World Cup's among them); by default the
+ * field is split into groups of about that size. */
+#define TOUR_STAGE_DEFAULT_GROUP_SIZE   4
 
 /* 0 if cfg can run a stage of n_entrants, else -EINVAL with *ret_err
  * naming the first bad field ("n_entrants: must be 2 to 65536 for
  * single_elimination", "points.win: ...", "tiebreaks[2]: unknown").
  * Entrant limits: brackets 2..TOUR_BRACKET_MAX_ENTRANTS, round robin
- * 2..TOUR_ROUND_ROBIN_MAX_ENTRANTS, the others 1..TOUR_PAIR_MAX_N. */
+ * 2..TOUR_ROUND_ROBIN_MAX_ENTRANTS, groups 4..TOUR_ROUND_ROBIN_MAX_ENTRANTS
+ * and at least 2 per group ("groups: 5 groups need at least 10 entrants
+ * (n_entrants is 8)"), the others 1..TOUR_PAIR_MAX_N. */
 int tour_stage_config_check(const struct tour_stage_config *cfg, int n_entrants,
                             struct tour_stage_error *ret_err);
 
@@ -131,11 +145,17 @@ int tour_stage_config_check(const struct tour_stage_config *cfg, int n_entrants,
  * ceil(log2 n); pod_swiss ceil(log_k n) (one winner per pod each round
  * leaves a sole leader after that many); league and race ceil((n-1)/(k-1))
  * (the fewest rounds in which every entrant could meet every other); round
- * robin the Berger schedule's; heats the nominal plan's (tour_heats_plan,
+ * robin the Berger schedule's; groups the Berger schedule of the largest
+ * group; heats the nominal plan's (tour_heats_plan,
  * drops and forfeits can end it sooner); brackets the depth of the graph
  * (the most matches one entrant can play).  At least 1.  -EINVAL as the
  * check. */
 int tour_stage_rounds(const struct tour_stage_config *cfg, int n_entrants);
+
+/* The number of groups a groups stage of n_entrants splits into: cfg->groups
+ * if set, else ceil(n / TOUR_STAGE_DEFAULT_GROUP_SIZE) kept within 2 and
+ * TOUR_GROUPS_MAX_GROUPS.  -EINVAL as the check (other formats included). */
+int tour_stage_groups_count(const struct tour_stage_config *cfg, int n_entrants);
 
 /* One entrant; the array index is the entrant number.  active false:
  * dropped or disqualified — never paired again (a bracket walks it over),
@@ -219,9 +239,14 @@ void tour_stage_next_free(struct tour_stage_next *next);
  * ret_rows[0..n_entrants).  Brackets and heats order by placement first
  * (entrants still in the running ahead of everyone placed, then place 1,
  * 2, ...), then by points and tie-breaks; ranks are recomputed over that
- * order (competition ranking).  ret_place (may be NULL; n_entrants, per
- * row) receives the placement used, 0 = still in the running (always 0 for
- * the other formats).  Returns n_entrants. */
+ * order (competition ranking).  Groups: each group's standings are
+ * computed from its own results alone, then every entrant is listed by
+ * (rank within its group, points, tie-breaks, entrant): the group winners
+ * first, then the runners-up, ...; two rows share a rank when they share
+ * all of these but the entrant.  ret_place (may be NULL; n_entrants, per
+ * row) receives the placement used: brackets and heats 0 = still in the
+ * running, groups the rank within the group (always 0 for the other
+ * formats).  Returns n_entrants. */
 int tour_stage_standings(const struct tour_stage_input *in, struct tour_standings_row *ret_rows,
                          int *ret_place, struct tour_stage_error *ret_err);
 
@@ -231,7 +256,7 @@ int tour_stage_standings(const struct tour_stage_input *in, struct tour_standing
  * not-done ones (the daemon deletes them and calls next() again).  Brackets:
  * the matches whose occupants a different result would change
  * (tour_bracket_dependents); swiss, pod_swiss, league, race, heats: every
- * match of a later round; round robin: none.  Increasing index order.
+ * match of a later round; round robin and groups: none.  Increasing index order.
  * Returns the count, -ERANGE if it exceeds cap (n_matches always fits),
  * -EINVAL. */
 int tour_stage_dependents(const struct tour_stage_input *in, size_t match_index, bool pending,
@@ -271,5 +296,29 @@ int tour_stage_top(const struct tour_stage_input *in, int count, int32_t *ret_en
  * TOUR_GROUPS_MAX_SEEDED (the cut's meetings matrix is count²). */
 int tour_stage_top_cut(const struct tour_stage_input *in, int count, int32_t *ret_entrants,
                        struct tour_stage_error *ret_err);
+
+/* Groups stages only: ret_group[e] (n_entrants entries) = the group of
+ * entrant e, 0-based, as the stage split them (snake or draw).  Reads only
+ * the config and n_entrants.  Returns the number of groups, or -EINVAL (a
+ * bad config or input, another format), -ENOMEM. */
+int tour_stage_group_of(const struct tour_stage_input *in, int32_t *ret_group);
+
+/* Who goes on to a next stage of format next_format, in its seeding order:
+ * ret_entrants[k] becomes entrant k of the next stage (count entries).
+ * A groups stage: the top q = count / groups ACTIVE entrants of every group
+ * (dropped ones are skipped: the next one in the group moves up); count
+ * must be a multiple of the number of groups (-EINVAL), -ERANGE when a
+ * group has fewer than q active.  Into single or double elimination they
+ * are seeded by tour_groups_seed_bracket (tier by tier, the groups in the
+ * order of their first qualifiers below): group winners meet other groups'
+ * runners-up in round 1 and group-mates are kept apart; into any other
+ * format they are ordered by (place among the group's qualifiers, points,
+ * tie-breaks, entrant).  Every other format: tour_stage_top_cut into
+ * single or double elimination when count is 2..TOUR_GROUPS_MAX_SEEDED
+ * (the winners bracket is seeded like a single elimination one), else
+ * tour_stage_top.  Returns count, or -EINVAL (count outside 1..n_entrants,
+ * an unknown next_format), -ERANGE, -ENOMEM. */
+int tour_stage_advance(const struct tour_stage_input *in, int count, enum tour_format next_format,
+                       int32_t *ret_entrants, struct tour_stage_error *ret_err);
 
 #endif

@@ -637,10 +637,126 @@ static void a_cup_runs_as_a_bracket_with_byes_and_a_reset_correction(void **stat
         json_decref(semis);
 }
 
+/* The index in ids[0..n) of player id, or -1. */
+static int player_index(const json_int_t *ids, int n, json_int_t id) {
+        for (int i = 0; i < n; i++)
+                if (ids[i] == id)
+                        return i;
+        return -1;
+}
+
+static void groups_into_a_bracket_pair_each_group_winner_with_the_other_groups_runner_up(void **state) {
+        char path[160], body[256];
+        json_int_t ids[8], tid;
+        json_t *j, *m, *p;
+        size_t i, k;
+        (void) state;
+
+        for (int n = 0; n < 8; n++) {
+                snprintf(body, sizeof body, "{\"name\": \"%s\"}", unique_name("grp"));
+                j = post("/v1/players", admin, body, 201);
+                ids[n] = jint(j, "id");
+                json_decref(j);
+        }
+        j = post("/v1/tournaments", admin, "{\"name\": \"Groups cup\", \"game\": \"crash-pilot\", \"seed\": 11}", 201);
+        tid = jint(j, "id");
+        json_decref(j);
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/stages", (long long) tid);
+        json_decref(post(path, admin, "{\"format\": \"groups\", \"config\": {\"groups\": 1}}", 400));
+        json_decref(post(path, admin, "{\"format\": \"groups\", \"config\": {\"draw\": 1}}", 400));
+        json_decref(post(path, admin, "{\"format\": \"groups\", \"config\": {\"groups\": 2}}", 201));
+        json_decref(post(path, admin, "{\"format\": \"single_elimination\", \"advance\": 4}", 201));
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
+        json_decref(post(path, admin, "{\"state\": \"registration\"}", 200));
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/registrations", (long long) tid);
+        for (int n = 0; n < 8; n++) {
+                snprintf(body, sizeof body, "{\"player\": %lld, \"seed\": %d}", (long long) ids[n], n + 1);
+                json_decref(post(path, admin, body, 201));
+        }
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
+        json_decref(post(path, admin, "{\"state\": \"check_in\"}", 200));
+        for (int n = 0; n < 8; n++) {
+                snprintf(path, sizeof path, "/v1/tournaments/%lld/registrations/%lld/check-in", (long long) tid,
+                         (long long) ids[n]);
+                json_decref(post(path, admin, "{}", 200));
+        }
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
+        json_decref(post(path, admin, "{\"state\": \"running\"}", 200));
+
+        /* snake of 8 into 2 groups: seeds 1 4 5 8 and 2 3 6 7, a round
+         * robin of 4 each: 3 rounds of 4 tables.  The better seed wins every
+         * match, so the groups finish 1, 4 (A) and 2, 3 (B). */
+        for (int round = 1; round <= 3; round++) {
+                snprintf(path, sizeof path, "/v1/tournaments/%lld/rounds", (long long) tid);
+                j = post(path, admin, "{}", 201);
+                assert_int_equal(jint(j, "stage"), 1);
+                assert_int_equal(jint(j, "round"), round);
+                json_t *ms = json_object_get(j, "matches");
+                assert_int_equal(json_array_size(ms), 4);
+                json_array_foreach(ms, i, m) {
+                        json_t *parts = json_object_get(m, "participants");
+                        int a = player_index(ids, 8, jint(json_array_get(parts, 0), "player")),
+                            b = player_index(ids, 8, jint(json_array_get(parts, 1), "player"));
+                        assert_true(a >= 0 && b >= 0);
+                        /* group-mates only: 0 3 4 7 | 1 2 5 6 */
+                        bool ga = a == 0 || a == 3 || a == 4 || a == 7, gb = b == 0 || b == 3 || b == 4 || b == 7;
+                        assert_int_equal(ga, gb);
+                        char *res = ranks_body(m, a < b ? 1 : 2);
+                        snprintf(path, sizeof path, "/v1/tournaments/%lld/matches/%lld/result", (long long) tid,
+                                 (long long) jint(m, "id"));
+                        json_decref(post(path, referee, res, 200));
+                        free(res);
+                }
+                json_decref(j);
+        }
+        /* the group standings show each player's group and place in it
+         * (computed afresh: the cache may not have the last result yet) */
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/standings?stage=1&recompute=true", (long long) tid);
+        j = get(path, 200);
+        assert_string_equal(json_string_value(json_object_get(j, "format")), "groups");
+        json_t *rows = json_object_get(j, "rows");
+        assert_int_equal(json_array_size(rows), 8);
+        static const int want_seed[4] = { 0, 1, 2, 3 }, want_group[4] = { 1, 2, 2, 1 }, want_place[4] = { 1, 1, 2, 2 };
+        for (int r = 0; r < 4; r++) {
+                json_t *row = json_array_get(rows, (size_t) r);
+                assert_int_equal(jint(row, "player"), ids[want_seed[r]]);
+                assert_int_equal(jint(row, "group"), want_group[r]);
+                assert_int_equal(jint(row, "place"), want_place[r]);
+        }
+        json_decref(j);
+
+        /* stage 1 is done: the next POST finishes it and pairs the bracket
+         * of the top 2 of each group: winner A (seed 1) v runner-up B (seed
+         * 3), winner B (seed 2) v runner-up A (seed 4) */
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/rounds", (long long) tid);
+        j = post(path, admin, "{}", 201);
+        assert_int_equal(jint(j, "stage"), 2);
+        json_t *ms = json_object_get(j, "matches");
+        assert_int_equal(json_array_size(ms), 2);
+        bool seen_a = false, seen_b = false;
+        json_array_foreach(ms, i, m) {
+                int who[2] = { -1, -1 };
+                json_array_foreach(json_object_get(m, "participants"), k, p)
+                        who[k] = player_index(ids, 8, jint(p, "player"));
+                int lo = who[0] < who[1] ? who[0] : who[1], hi = who[0] < who[1] ? who[1] : who[0];
+                if (lo == 0) {
+                        assert_int_equal(hi, 2);
+                        seen_a = true;
+                } else {
+                        assert_int_equal(lo, 1);
+                        assert_int_equal(hi, 3);
+                        seen_b = true;
+                }
+        }
+        assert_true(seen_a && seen_b);
+        json_decref(j);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(a_club_night_runs_from_registration_to_the_final_table),
                 cmocka_unit_test(a_cup_runs_as_a_bracket_with_byes_and_a_reset_correction),
+                cmocka_unit_test(groups_into_a_bracket_pair_each_group_winner_with_the_other_groups_runner_up),
         };
         curl_global_init(CURL_GLOBAL_ALL);
         int r = cmocka_run_group_tests(tests, setup, teardown);

@@ -18,7 +18,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tournament/bracket.h"
 #include "tournament/heats.h"
+#include "tournament/round_robin.h"
 #include "tournament/stage.h"
 
 /* ---- a stage driven like the daemon drives it ---------------------------- */
@@ -178,12 +180,28 @@ static bool sim_step(struct sim *s) {
                 assert_int_equal(nx.byes[i].round, nx.round);
                 seen[nx.byes[i].entrant]++;
         }
+        /* groups: an entrant whose group's schedule has ended sits out */
+        int32_t *grp = calloc((size_t) s->n, sizeof *grp);
+        int *size = calloc((size_t) s->n, sizeof *size);
+        assert_non_null(grp);
+        assert_non_null(size);
+        if (s->cfg.format == TOUR_FORMAT_GROUPS) {
+                assert_true(tour_stage_group_of(&in, grp) >= 2);
+                for (int e = 0; e < s->n; e++)
+                        size[grp[e]]++;
+        }
         for (int e = 0; e < s->n; e++) {
                 assert_true(seen[e] <= 1);
+                bool scheduled = s->cfg.format != TOUR_FORMAT_GROUPS ||
+                                 nx.round <= tour_round_robin_rounds(size[grp[e]], s->cfg.double_round_robin ? 2 : 1);
                 /* round formats but heats seat every active entrant */
-                if (!bracket && s->cfg.format != TOUR_FORMAT_HEATS && s->ent[e].active)
+                if (!bracket && s->cfg.format != TOUR_FORMAT_HEATS && s->ent[e].active && scheduled)
                         assert_int_equal(seen[e], 1);
+                if (!scheduled)
+                        assert_int_equal(seen[e], 0);
         }
+        free(grp);
+        free(size);
         free(seen);
         size_t first = s->nm;
         for (int i = 0; i < nx.n_pairings; i++)
@@ -273,16 +291,16 @@ static int sim_rounds_played(const struct sim *s) {
 
 static void format_names_round_trip_and_unknown_names_are_refused(void **state) {
         static const char *const names[] = { "single_elimination", "double_elimination", "round_robin", "swiss",
-                                             "pod_swiss", "league", "heats", "race" };
+                                             "pod_swiss", "league", "heats", "race", "groups" };
         enum tour_format f;
         (void) state;
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < 9; i++) {
                 assert_string_equal(tour_format_name((enum tour_format) (i + 1)), names[i]);
                 assert_int_equal(tour_format_from_name(names[i], &f), 0);
                 assert_int_equal(f, i + 1);
         }
         assert_null(tour_format_name((enum tour_format) 0));
-        assert_null(tour_format_name((enum tour_format) 9));
+        assert_null(tour_format_name((enum tour_format) 10));
         assert_int_equal(tour_format_from_name("dutch", &f), -EINVAL);
         assert_int_equal(tour_format_from_name(NULL, &f), -EINVAL);
         assert_int_equal(tour_format_from_name("swiss", NULL), -EINVAL);
@@ -291,10 +309,30 @@ static void format_names_round_trip_and_unknown_names_are_refused(void **state) 
 static void defaults_are_valid_and_as_documented(void **state) {
         struct tour_stage_config c;
         (void) state;
-        for (int f = TOUR_FORMAT_SINGLE_ELIM; f <= TOUR_FORMAT_RACE; f++) {
+        for (int f = TOUR_FORMAT_SINGLE_ELIM; f <= TOUR_FORMAT_GROUPS; f++) {
                 tour_stage_config_default((enum tour_format) f, &c);
                 assert_int_equal(tour_stage_config_check(&c, 16, NULL), 0);
         }
+        /* groups: as round robin, about 4 a group by the snake */
+        tour_stage_config_default(TOUR_FORMAT_GROUPS, &c);
+        assert_int_equal(c.points.mode, TOUR_POINTS_WDL);
+        assert_true(c.points.win == 3 && c.points.draw == 1 && c.points.loss == 0 && c.points.bye == 3);
+        assert_int_equal(c.n_tiebreaks, 2);
+        assert_int_equal(c.tiebreaks[0], TOUR_TB_DIRECT_ENCOUNTER);
+        assert_int_equal(c.tiebreaks[1], TOUR_TB_SONNEBORN_BERGER);
+        assert_int_equal(c.groups, 0);
+        assert_false(c.draw);
+        assert_int_equal(tour_stage_groups_count(&c, 16), 4);
+        assert_int_equal(tour_stage_groups_count(&c, 17), 5);
+        assert_int_equal(tour_stage_groups_count(&c, 4), 2);
+        /* 16 in 4 groups of 4: 3 rounds; 18 in 5 groups of 4 and 3: the
+         * groups of 4 play 3, the groups of 3 play 3 with a bye each */
+        assert_int_equal(tour_stage_rounds(&c, 16), 3);
+        c.groups = 2;
+        /* 9 in groups of 5 and 4: the group of 5 plays 5 rounds */
+        assert_int_equal(tour_stage_rounds(&c, 9), 5);
+        c.double_round_robin = true;
+        assert_int_equal(tour_stage_rounds(&c, 8), 6);
         tour_stage_config_default(TOUR_FORMAT_SWISS, &c);
         assert_int_equal(c.points.mode, TOUR_POINTS_WDL);
         assert_true(c.points.win == 3 && c.points.draw == 1 && c.points.loss == 0 && c.points.bye == 3);
@@ -361,6 +399,53 @@ static void a_bad_config_is_refused_with_a_message_naming_the_field(void **state
         assert_string_equal(err.text, "format: unknown (42)");
         assert_int_equal(tour_stage_config_check(NULL, 8, &err), -EINVAL);
         assert_int_equal(tour_stage_rounds(NULL, 8), -EINVAL);
+}
+
+static void a_bad_groups_config_is_refused_with_a_message_naming_the_field(void **state) {
+        struct tour_stage_config c;
+        struct tour_stage_error err;
+        (void) state;
+        tour_stage_config_default(TOUR_FORMAT_GROUPS, &c);
+        assert_int_equal(tour_stage_config_check(&c, 3, &err), -EINVAL);
+        assert_string_equal(err.text, "n_entrants: must be 4 to 4096 for groups (got 3)");
+        c.groups = 1;
+        assert_int_equal(tour_stage_config_check(&c, 8, &err), -EINVAL);
+        assert_string_equal(err.text, "groups: must be 0 (about 4 a group) or 2 to 256");
+        c.groups = 257;
+        assert_int_equal(tour_stage_config_check(&c, 600, &err), -EINVAL);
+        assert_string_equal(err.text, "groups: must be 0 (about 4 a group) or 2 to 256");
+        c.groups = -2;
+        assert_int_equal(tour_stage_config_check(&c, 8, &err), -EINVAL);
+        assert_string_equal(err.text, "groups: must be 0 (about 4 a group) or 2 to 256");
+        /* every group needs two to play */
+        c.groups = 5;
+        assert_int_equal(tour_stage_config_check(&c, 9, &err), -EINVAL);
+        assert_string_equal(err.text, "groups: 5 groups need at least 10 entrants (n_entrants is 9)");
+        assert_int_equal(tour_stage_config_check(&c, 10, &err), 0);
+        assert_int_equal(tour_stage_rounds(&c, 9), -EINVAL);
+        c.groups = 0;
+        c.rounds = 2;
+        assert_int_equal(tour_stage_config_check(&c, 8, &err), -EINVAL);
+        assert_string_equal(err.text, "rounds: must be 0 for groups (its structure fixes the rounds)");
+        c.rounds = 0;
+        c.tiebreaks[0] = (enum tour_standings_tb) 0;
+        assert_int_equal(tour_stage_config_check(&c, 8, &err), -EINVAL);
+        assert_string_equal(err.text, "tiebreaks[0]: unknown (0)");
+        /* group_of: groups stages only */
+        struct tour_stage_entrant e[8];
+        int32_t grp[8];
+        for (int i = 0; i < 8; i++)
+                e[i] = (struct tour_stage_entrant) { .rating = 0, .active = true };
+        tour_stage_config_default(TOUR_FORMAT_ROUND_ROBIN, &c);
+        struct tour_stage_input in = { .cfg = &c, .n_entrants = 8, .entrants = e };
+        assert_int_equal(tour_stage_group_of(&in, grp), -EINVAL);
+        assert_int_equal(tour_stage_group_of(NULL, grp), -EINVAL);
+        tour_stage_config_default(TOUR_FORMAT_GROUPS, &c);
+        assert_int_equal(tour_stage_group_of(&in, NULL), -EINVAL);
+        /* snake of 8 into 2: 0 3 4 7 | 1 2 5 6 */
+        assert_int_equal(tour_stage_group_of(&in, grp), 2);
+        static const int32_t want[8] = { 0, 1, 1, 0, 0, 1, 1, 0 };
+        assert_memory_equal(grp, want, sizeof want);
 }
 
 /* ---- whole stages ------------------------------------------------------- */
@@ -529,7 +614,7 @@ static void heats_play_the_nominal_plan_down_to_one_final(void **state) {
 
 static void dropped_entrants_are_never_paired_again_in_any_format(void **state) {
         (void) state;
-        for (int f = TOUR_FORMAT_SINGLE_ELIM; f <= TOUR_FORMAT_RACE; f++)
+        for (int f = TOUR_FORMAT_SINGLE_ELIM; f <= TOUR_FORMAT_GROUPS; f++)
                 for (int n = 6; n <= 30; n += 4) {
                         struct sim *s = sim_new((enum tour_format) f, n, (uint64_t) (f * 100 + n));
                         /* the top seed drops after the first step, entrant 3
@@ -553,8 +638,10 @@ static void the_same_input_gives_byte_equal_output_in_every_format(void **state)
         (void) state;
         /* sim_step compares two next() calls byte for byte; here two whole
          * stages from the same seed must store the same matches */
-        for (int f = TOUR_FORMAT_SINGLE_ELIM; f <= TOUR_FORMAT_RACE; f++) {
+        for (int f = TOUR_FORMAT_SINGLE_ELIM; f <= TOUR_FORMAT_GROUPS; f++) {
                 struct sim *a = sim_new((enum tour_format) f, 23, 4242), *b = sim_new((enum tour_format) f, 23, 4242);
+                /* groups: the seeded draw, so the seed matters too */
+                a->cfg.draw = b->cfg.draw = f == TOUR_FORMAT_GROUPS;
                 sim_run(a, 1, 5);
                 sim_run(b, 1, 5);
                 assert_int_equal(a->nm, b->nm);
@@ -569,6 +656,17 @@ static void the_same_input_gives_byte_equal_output_in_every_format(void **state)
                 assert_int_equal(tour_stage_standings(&ia, ra, NULL, NULL), 23);
                 assert_int_equal(tour_stage_standings(&ib, rb, NULL, NULL), 23);
                 assert_memory_equal(ra, rb, sizeof ra);
+                /* who goes on, into a bracket and into a round format: 6 is
+                 * a multiple of the 6 groups of 23 */
+                for (int k = 0; k < 2; k++) {
+                        enum tour_format next = k ? TOUR_FORMAT_SWISS : TOUR_FORMAT_SINGLE_ELIM;
+                        int32_t ta[6], tb[6];
+                        memset(ta, 0, sizeof ta);
+                        memset(tb, 0, sizeof tb);
+                        assert_int_equal(tour_stage_advance(&ia, 6, next, ta, NULL), 6);
+                        assert_int_equal(tour_stage_advance(&ib, 6, next, tb, NULL), 6);
+                        assert_memory_equal(ta, tb, sizeof ta);
+                }
                 sim_free(a);
                 sim_free(b);
         }
@@ -875,6 +973,325 @@ static void a_top_cut_swaps_a_first_round_rematch_away(void **state) {
         assert_int_equal(tour_stage_top_cut(&in, 1, cut, NULL), -EINVAL);
 }
 
+
+/* ---- groups --------------------------------------------------------------- */
+
+static void groups_of_4_to_40_entrants_in_2_to_8_groups_play_every_in_group_pair_once_and_no_cross_group_pair(void **state) {
+        (void) state;
+        for (int cycles = 1; cycles <= 2; cycles++)
+                for (int g = 2; g <= 8; g++)
+                        for (int n = 2 * g; n <= 40; n++) {
+                                struct sim *s = sim_new(TOUR_FORMAT_GROUPS, n, (uint64_t) (n * 16 + g * 2 + cycles));
+                                struct tour_stage_input in;
+                                int32_t grp[40];
+                                int size[8] = { 0 }, maxsize = 0, want = 0;
+                                s->cfg.groups = g;
+                                s->cfg.double_round_robin = cycles == 2;
+                                /* every other field by the seeded draw */
+                                s->cfg.draw = n % 2 == 1;
+                                in = sim_input(s);
+                                assert_int_equal(tour_stage_group_of(&in, grp), g);
+                                for (int e = 0; e < n; e++) {
+                                        assert_true(grp[e] >= 0 && grp[e] < g);
+                                        size[grp[e]]++;
+                                }
+                                /* sizes differ by at most one; each full pot
+                                 * of g seeds is spread over all g groups */
+                                for (int k = 0; k < g; k++) {
+                                        assert_true(size[k] == n / g || size[k] == (n + g - 1) / g);
+                                        if (size[k] > maxsize)
+                                                maxsize = size[k];
+                                }
+                                for (int pot = 0; pot + g <= n; pot += g) {
+                                        bool hit[8] = { false };
+                                        for (int e = pot; e < pot + g; e++) {
+                                                assert_false(hit[grp[e]]);
+                                                hit[grp[e]] = true;
+                                        }
+                                }
+                                sim_run(s, 0, -1);
+                                assert_int_equal(sim_rounds_played(s), tour_round_robin_rounds(maxsize, cycles));
+                                assert_int_equal(sim_rounds_played(s), tour_stage_rounds(&s->cfg, n));
+                                uint8_t *met = calloc((size_t) n * (size_t) n, 1);
+                                assert_non_null(met);
+                                for (size_t i = 0; i < s->nm; i++) {
+                                        const struct tour_stage_match *m = &s->m[i];
+                                        assert_int_equal(m->n, 2);
+                                        met[m->entrant[0] * n + m->entrant[1]]++;
+                                        met[m->entrant[1] * n + m->entrant[0]]++;
+                                        /* tables 1.. within the round, never shared */
+                                        for (size_t j = 0; j < i; j++)
+                                                if (s->m[j].round == m->round)
+                                                        assert_int_not_equal(s->m[j].table, m->table);
+                                }
+                                for (int a = 0; a < n; a++)
+                                        for (int b = 0; b < n; b++)
+                                                assert_int_equal(met[a * n + b],
+                                                                 a != b && grp[a] == grp[b] ? cycles : 0);
+                                for (int k = 0; k < g; k++)
+                                        want += cycles * size[k] * (size[k] - 1) / 2;
+                                assert_int_equal(s->nm, (size_t) want);
+                                /* the Berger byes: one per cycle for each
+                                 * entrant of an odd group */
+                                size_t byes = 0;
+                                for (int k = 0; k < g; k++)
+                                        byes += (size_t) (size[k] % 2 ? cycles * size[k] : 0);
+                                assert_int_equal(s->nb, byes);
+                                free(met);
+                                sim_free(s);
+                        }
+}
+
+/* The standings of one group as a round robin of that group alone would
+ * compute them: its matches and byes renumbered to the group's seeding
+ * order (its Berger numbers), which is exactly that round robin's
+ * schedule. */
+static void assert_group_is_its_own_round_robin(const struct sim *s, const int32_t *grp, int which,
+                                                const struct tour_standings_row *rows, const int *place) {
+        int n = s->n, size = 0, local[64];
+        int32_t member[64];
+        struct tour_stage_config rr;
+        struct tour_stage_entrant ent[64];
+        struct tour_stage_match *m = calloc(s->nm + 1, sizeof *m);
+        struct tour_bye *by = calloc(s->nb + 1, sizeof *by);
+        struct tour_standings_row rr_rows[64];
+        size_t nm = 0, nb = 0;
+
+        assert_non_null(m);
+        assert_non_null(by);
+        for (int e = 0; e < n; e++)
+                if (grp[e] == which) {
+                        local[e] = size;
+                        ent[size] = s->ent[e];
+                        member[size++] = e;
+                }
+        for (size_t i = 0; i < s->nm; i++)
+                if (grp[s->m[i].entrant[0]] == which) {
+                        m[nm] = s->m[i];
+                        for (int k = 0; k < 2; k++)
+                                m[nm].entrant[k] = m[nm].result.entrant[k] = local[s->m[i].entrant[k]];
+                        nm++;
+                }
+        for (size_t i = 0; i < s->nb; i++)
+                if (grp[s->by[i].entrant] == which)
+                        by[nb++] = (struct tour_bye) { s->by[i].round, local[s->by[i].entrant] };
+        rr = s->cfg;
+        rr.format = TOUR_FORMAT_ROUND_ROBIN;
+        rr.groups = 0;
+        rr.draw = false;
+        struct tour_stage_input in = { .cfg = &rr, .n_entrants = size, .entrants = ent, .n_matches = nm,
+                                       .matches = m, .n_byes = nb, .byes = by };
+        struct tour_stage_error err;
+        int r = tour_stage_standings(&in, rr_rows, NULL, &err);
+        if (r < 0)
+                fail_msg("group %d as a round robin: %d (%s)", which, r, err.text);
+        /* the group's rows, in the groups stage's order */
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+                if (grp[rows[i].entrant] != which)
+                        continue;
+                assert_int_equal(rows[i].entrant, member[rr_rows[k].entrant]);
+                assert_int_equal(place[i], rr_rows[k].rank);
+                assert_true(rows[i].points == rr_rows[k].points);
+                assert_int_equal(rows[i].byes, rr_rows[k].byes);
+                k++;
+        }
+        assert_int_equal(k, size);
+        free(m);
+        free(by);
+}
+
+static void a_groups_stage_of_23_is_played_to_its_end_and_each_group_ranks_as_its_own_round_robin(void **state) {
+        struct sim *s = sim_new(TOUR_FORMAT_GROUPS, 23, 2323);
+        struct tour_standings_row rows[23];
+        int place[23];
+        int32_t grp[23];
+        size_t dep[64];
+        struct tour_stage_input in;
+        (void) state;
+        /* 23 in 6 groups (ceil(23 / 4)): five of 4, one of 3; entrant 9
+         * drops after round 1, its opponents get byes from round 2 on */
+        sim_run(s, 1, 9);
+        assert_drops_respected(s);
+        in = sim_input(s);
+        assert_int_equal(tour_stage_group_of(&in, grp), 6);
+        assert_int_equal(sim_rounds_played(s), 3);
+        assert_int_equal(tour_stage_standings(&in, rows, place, NULL), 23);
+        /* winners first (a rank shared within a group may put two there),
+         * then runners-up, ... */
+        for (int i = 1; i < 23; i++)
+                assert_true(place[i] >= place[i - 1]);
+        assert_int_equal(place[0], 1);
+        for (int k = 0; k < 6; k++)
+                assert_group_is_its_own_round_robin(s, grp, k, rows, place);
+        size_t byes_of_9 = 0, byes_for_9s_group = 0;
+        for (size_t i = 0; i < s->nb; i++) {
+                byes_of_9 += s->by[i].entrant == 9;
+                byes_for_9s_group += grp[s->by[i].entrant] == grp[9] && s->by[i].round >= 2;
+        }
+        assert_int_equal(byes_of_9, 0);
+        /* 9's group is of 4 (no Berger bye): its 2 remaining opponents */
+        assert_int_equal(byes_for_9s_group, 2);
+        /* a fixed schedule: a correction invalidates nothing */
+        for (size_t i = 0; i < s->nm; i++)
+                assert_int_equal(tour_stage_dependents(&in, i, false, dep, 64, NULL), 0);
+        sim_free(s);
+}
+
+/* Lower entrant number always wins: every group finishes in seeding order. */
+static void sim_play_by_seed(struct sim *s) {
+        for (size_t i = 0; i < s->nm; i++) {
+                struct tour_stage_match *m = &s->m[i];
+                if (m->done)
+                        continue;
+                m->result = (struct tour_result) { .round = m->round, .n = 2,
+                                                   .entrant = { m->entrant[0], m->entrant[1] },
+                                                   .rank = { m->entrant[0] < m->entrant[1] ? 1 : 2,
+                                                             m->entrant[0] < m->entrant[1] ? 2 : 1 } };
+                m->done = true;
+        }
+}
+
+static void four_groups_top_2_into_an_8_bracket_meet_winner_against_runner_up_with_group_mates_in_opposite_halves(
+        void **state) {
+        struct sim *s = sim_new(TOUR_FORMAT_GROUPS, 16, 4);
+        struct tour_stage_input in;
+        struct tour_stage_next nx;
+        struct tour_stage_error err;
+        int32_t grp[16], cut[8], order[8];
+        int tier[16], seed_at[8], leaf[8];
+        (void) state;
+        /* snake of 16 into 4: A 0 7 8 15, B 1 6 9 14, C 2 5 10 13, D 3 4 11 12 */
+        for (;;) {
+                in = sim_input(s);
+                assert_true(tour_stage_next(&in, &nx, NULL) >= 0);
+                bool fin = nx.finished;
+                for (int i = 0; i < nx.n_pairings; i++)
+                        sim_store(s, &nx.pairings[i]);
+                for (int i = 0; i < nx.n_byes; i++)
+                        sim_store_bye(s, &nx.byes[i]);
+                tour_stage_next_free(&nx);
+                if (fin)
+                        break;
+                sim_play_by_seed(s);
+        }
+        in = sim_input(s);
+        assert_int_equal(tour_stage_group_of(&in, grp), 4);
+        assert_int_equal(tour_stage_advance(&in, 8, TOUR_FORMAT_SINGLE_ELIM, cut, &err), 8);
+        for (int e = 0; e < 16; e++)
+                tier[e] = -1;
+        for (int e = 0; e < 4; e++)
+                tier[e] = 0;            /* the group winners */
+        for (int e = 4; e < 8; e++)
+                tier[e] = 1;            /* the runners-up */
+        /* group winners are seeds 1-4 (the best first: all equal here, so by
+         * entrant), runners-up 5-8 */
+        for (int k = 0; k < 8; k++)
+                assert_int_equal(tier[cut[k]], k < 4 ? 0 : 1);
+        for (int k = 0; k < 4; k++)
+                assert_int_equal(cut[k], k);
+        /* the next stage's round 1, as the bracket pairs it */
+        struct tour_stage_config se;
+        struct tour_stage_entrant ent[8];
+        tour_stage_config_default(TOUR_FORMAT_SINGLE_ELIM, &se);
+        for (int k = 0; k < 8; k++)
+                ent[k] = (struct tour_stage_entrant) { .rating = 0, .active = true };
+        struct tour_stage_input next = { .cfg = &se, .n_entrants = 8, .entrants = ent };
+        assert_int_equal(tour_stage_next(&next, &nx, NULL), 4);
+        for (int i = 0; i < 4; i++) {
+                int32_t a = cut[nx.pairings[i].pairing.entrant[0]], b = cut[nx.pairings[i].pairing.entrant[1]];
+                assert_int_not_equal(tier[a], tier[b]);
+                assert_int_not_equal(grp[a], grp[b]);
+        }
+        tour_stage_next_free(&nx);
+        /* group-mates in opposite halves: they can only meet in the final */
+        assert_int_equal(tour_bracket_seed_order(8, seed_at), 0);
+        for (int i = 0; i < 8; i++)
+                leaf[seed_at[i] - 1] = i;
+        for (int a = 0; a < 8; a++)
+                for (int b = 0; b < a; b++)
+                        if (grp[cut[a]] == grp[cut[b]])
+                                assert_int_not_equal(leaf[a] / 4, leaf[b] / 4);
+        /* double elimination: the same seeding */
+        assert_int_equal(tour_stage_advance(&in, 8, TOUR_FORMAT_DOUBLE_ELIM, order, NULL), 8);
+        assert_memory_equal(order, cut, sizeof cut);
+        /* into a round format: by place in the group, then points */
+        assert_int_equal(tour_stage_advance(&in, 8, TOUR_FORMAT_ROUND_ROBIN, order, NULL), 8);
+        static const int32_t want[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+        assert_memory_equal(order, want, sizeof want);
+        /* group A's winner drops: A's second and third go on instead */
+        s->ent[0].active = false;
+        in = sim_input(s);
+        assert_int_equal(tour_stage_advance(&in, 8, TOUR_FORMAT_ROUND_ROBIN, order, NULL), 8);
+        /* tier 0: 7 (A, 2 wins), 1, 2, 3 (3 wins each) by points; tier 1: 8
+         * (A's third) behind the runners-up on points */
+        static const int32_t want_drop[8] = { 1, 2, 3, 7, 4, 5, 6, 8 };
+        assert_memory_equal(order, want_drop, sizeof want_drop);
+        assert_int_equal(tour_stage_advance(&in, 8, TOUR_FORMAT_SINGLE_ELIM, cut, NULL), 8);
+        for (int i = 0; i < 8; i++)
+                assert_int_not_equal(cut[i], 0);
+        /* all four of A cannot go on with one dropped */
+        int32_t all[16];
+        assert_int_equal(tour_stage_advance(&in, 16, TOUR_FORMAT_SWISS, all, &err), -ERANGE);
+        assert_string_equal(err.text, "count: group 1 has 3 active entrants, 4 should go on");
+        sim_free(s);
+}
+
+static void an_advance_from_groups_of_a_count_that_is_not_a_multiple_of_the_groups_is_refused(void **state) {
+        struct sim *s = sim_new(TOUR_FORMAT_GROUPS, 16, 5);
+        struct tour_stage_input in;
+        struct tour_stage_error err;
+        int32_t out[16];
+        (void) state;
+        sim_run(s, 0, -1);
+        in = sim_input(s);
+        assert_int_equal(tour_stage_advance(&in, 6, TOUR_FORMAT_SINGLE_ELIM, out, &err), -EINVAL);
+        assert_string_equal(err.text, "count: 6 is not a multiple of the 4 groups (each group sends the same "
+                                      "number on)");
+        assert_int_equal(tour_stage_advance(&in, 3, TOUR_FORMAT_SWISS, out, &err), -EINVAL);
+        assert_int_equal(tour_stage_advance(&in, 0, TOUR_FORMAT_SWISS, out, &err), -EINVAL);
+        assert_string_equal(err.text, "count: must be 1 to 16");
+        assert_int_equal(tour_stage_advance(&in, 4, (enum tour_format) 42, out, &err), -EINVAL);
+        assert_string_equal(err.text, "next_format: unknown (42)");
+        assert_int_equal(tour_stage_advance(&in, 4, TOUR_FORMAT_SWISS, NULL, &err), -EINVAL);
+        /* a whole group each: everyone, group by group in place order */
+        assert_int_equal(tour_stage_advance(&in, 16, TOUR_FORMAT_SWISS, out, &err), 16);
+        assert_int_equal(tour_stage_advance(&in, 4, TOUR_FORMAT_SINGLE_ELIM, out, &err), 4);
+        /* a late entrant: 17 split into 5 groups, not the 4 that played */
+        s->ent[16] = (struct tour_stage_entrant) { .rating = 1500, .active = true };
+        s->n = 17;
+        in = sim_input(s);
+        struct tour_stage_next nx;
+        assert_int_equal(tour_stage_next(&in, &nx, &err), -EINVAL);
+        assert_non_null(strstr(err.text, "groups of 17 entrants (an entrant added after the start?)"));
+        tour_stage_next_free(&nx);
+        sim_free(s);
+}
+
+static void an_advance_from_other_formats_is_the_top_cut_into_a_bracket_and_the_top_otherwise(void **state) {
+        struct tour_stage_config c;
+        struct tour_stage_entrant e[6];
+        int32_t cut[4];
+        (void) state;
+        tour_stage_config_default(TOUR_FORMAT_SWISS, &c);
+        for (int i = 0; i < 6; i++)
+                e[i] = (struct tour_stage_entrant) { .rating = 0, .active = true };
+        /* as a_top_cut_swaps_a_first_round_rematch_away: 0 beat 3, 1 beat
+         * 4, 2 beat 5 */
+        struct tour_stage_match m[] = { duel(1, -1, 0, 3, 0), duel(1, -1, 1, 4, 0), duel(1, -1, 2, 5, 0) };
+        struct tour_stage_input in = { .cfg = &c, .n_entrants = 6, .entrants = e, .n_matches = 3, .matches = m };
+        static const int32_t top[4] = { 0, 1, 2, 3 }, swapped[4] = { 0, 1, 3, 2 };
+        for (int f = TOUR_FORMAT_SINGLE_ELIM; f <= TOUR_FORMAT_GROUPS; f++) {
+                bool bracket = f == TOUR_FORMAT_SINGLE_ELIM || f == TOUR_FORMAT_DOUBLE_ELIM;
+                assert_int_equal(tour_stage_advance(&in, 4, (enum tour_format) f, cut, NULL), 4);
+                assert_memory_equal(cut, bracket ? swapped : top, sizeof cut);
+        }
+        /* one goes on: nothing to pair, the top */
+        assert_int_equal(tour_stage_advance(&in, 1, TOUR_FORMAT_SINGLE_ELIM, cut, NULL), 1);
+        assert_int_equal(cut[0], 0);
+        assert_int_equal(tour_stage_advance(&in, 7, TOUR_FORMAT_SINGLE_ELIM, cut, NULL), -EINVAL);
+}
+
 /* ---- bad input ---------------------------------------------------------- */
 
 static void bad_input_is_refused_with_a_message(void **state) {
@@ -993,7 +1410,7 @@ static void bad_input_is_refused_with_a_message(void **state) {
  * runs this too). */
 static void corrupted_stages_are_refused_and_never_crash(void **state) {
         (void) state;
-        for (int f = TOUR_FORMAT_SINGLE_ELIM; f <= TOUR_FORMAT_RACE; f++) {
+        for (int f = TOUR_FORMAT_SINGLE_ELIM; f <= TOUR_FORMAT_GROUPS; f++) {
                 struct sim *s = sim_new((enum tour_format) f, 10, (uint64_t) f);
                 for (int k = 0; k < 3 && sim_step(s); k++)
                         ;
@@ -1031,7 +1448,8 @@ static void corrupted_stages_are_refused_and_never_crash(void **state) {
                         struct tour_standings_row rows[32];     /* c.n may grow to 17 */
                         size_t dep[64];
                         int32_t top[32];
-                        int r[6];
+                        int32_t grp[32];
+                        int r[9];
                         r[0] = tour_stage_next(&in, &nx, NULL);
                         tour_stage_next_free(&nx);
                         r[1] = tour_stage_standings(&in, rows, NULL, NULL);
@@ -1040,7 +1458,10 @@ static void corrupted_stages_are_refused_and_never_crash(void **state) {
                         tour_stage_bracket_free(&bv);
                         r[4] = tour_stage_top(&in, 4, top, NULL);
                         r[5] = tour_stage_top_cut(&in, 4, top, NULL);
-                        for (int k = 0; k < 6; k++)
+                        r[6] = tour_stage_advance(&in, 4, TOUR_FORMAT_SINGLE_ELIM, top, NULL);
+                        r[7] = tour_stage_advance(&in, 6, TOUR_FORMAT_ROUND_ROBIN, top, NULL);
+                        r[8] = c.n >= 0 && c.n <= 32 ? tour_stage_group_of(&in, grp) : 0;
+                        for (int k = 0; k < 9; k++)
                                 assert_true(r[k] >= 0 || r[k] == -EINVAL || r[k] == -EBUSY || r[k] == -ERANGE);
                         free(m);
                         free(by);
@@ -1074,6 +1495,12 @@ int main(void) {
                 cmocka_unit_test(a_top_cut_swaps_a_first_round_rematch_away),
                 cmocka_unit_test(bad_input_is_refused_with_a_message),
                 cmocka_unit_test(corrupted_stages_are_refused_and_never_crash),
+                cmocka_unit_test(a_bad_groups_config_is_refused_with_a_message_naming_the_field),
+                cmocka_unit_test(groups_of_4_to_40_entrants_in_2_to_8_groups_play_every_in_group_pair_once_and_no_cross_group_pair),
+                cmocka_unit_test(a_groups_stage_of_23_is_played_to_its_end_and_each_group_ranks_as_its_own_round_robin),
+                cmocka_unit_test(four_groups_top_2_into_an_8_bracket_meet_winner_against_runner_up_with_group_mates_in_opposite_halves),
+                cmocka_unit_test(an_advance_from_groups_of_a_count_that_is_not_a_multiple_of_the_groups_is_refused),
+                cmocka_unit_test(an_advance_from_other_formats_is_the_top_cut_into_a_bracket_and_the_top_otherwise),
         };
         return cmocka_run_group_tests_name("stage", tests, NULL, NULL);
 }
