@@ -299,6 +299,8 @@ static int bus_arm(struct bus *b) {
                 b->io_what = what;
                 if (what != 0) {
                         b->io_ev = event_new(loop_base(b->loop), fd, what | EV_PERSIST, on_bus_io, b);
+                        if (b->io_ev)
+                                loop_set_urgent(b->io_ev);
                         if (!b->io_ev)
                                 return -ENOMEM;
                         if (event_add(b->io_ev, NULL) < 0)

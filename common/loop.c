@@ -40,12 +40,18 @@ int loop_new(struct loop **ret) {
         event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
         l->base = event_base_new_with_config(cfg);
         event_config_free(cfg);
-        if (!l->base) {
+        if (!l->base || event_base_priority_init(l->base, LOOP_PRIORITIES) < 0) {
+                if (l->base)
+                        event_base_free(l->base);
                 free(l);
                 return -ENOMEM;
         }
         *ret = l;
         return 0;
+}
+
+int loop_set_urgent(struct event *ev) {
+        return event_priority_set(ev, LOOP_PRIORITY_URGENT) < 0 ? -EINVAL : 0;
 }
 
 static void run_deferred(struct loop *l) {

@@ -27,7 +27,20 @@ struct loop;
 typedef void (*loop_hook_fn)(void *userdata);
 typedef void (*loop_free_fn)(void *ptr);
 
+/* Two priorities.  When several events are ready at once the urgent ones
+ * run first: the pad bus's reads, the judge's and the engine's timers, the
+ * database and D-Bus sockets — the path from a press to its published call.
+ * Everything else (HTTP, housekeeping) takes the default, which is the
+ * lower one, so a busy REST API cannot delay a judged call by a whole pass
+ * over its connections (issue 4's end-to-end target). */
+#define LOOP_PRIORITIES         2
+#define LOOP_PRIORITY_URGENT    0
+
+struct event;
+
 int loop_new(struct loop **ret);
+/* Makes ev (not yet added, or not pending) urgent: 0 or -EINVAL. */
+int loop_set_urgent(struct event *ev);
 void loop_free(struct loop *l);            /* accepts NULL */
 struct event_base *loop_base(struct loop *l);
 

@@ -173,6 +173,10 @@ static struct match *match_alloc(struct matches *reg, const struct eng_game *g) 
         m->scratch = calloc(1, g->state_size);
         m->timer = evtimer_new(loop_base(reg->loop), NULL, NULL);
         m->judge_timer = evtimer_new(loop_base(reg->loop), on_judge_timer, m);
+        if (m->timer)
+                loop_set_urgent(m->timer);
+        if (m->judge_timer)
+                loop_set_urgent(m->judge_timer);
         m->held = calloc(JUDGE_MAX_PRESSES, sizeof *m->held);
         if (!m->state || !m->scratch || !m->timer || !m->judge_timer || !m->held) {
                 match_free(m);

@@ -582,6 +582,8 @@ static void port_open(struct port *p) {
                 return;
         }
         p->ev = event_new(loop_base(b->loop), fd, EV_READ | EV_PERSIST, on_readable, p);
+        if (p->ev)
+                loop_set_urgent(p->ev);
         if (!p->ev || event_add(p->ev, NULL) < 0) {
                 close(fd);
                 log_error("out of memory watching pad port %s", p->pub.path);

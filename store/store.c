@@ -373,6 +373,8 @@ static int watch_conn(struct store *s, short what, bool force) {
                 return 0;
         drop_watch(s);
         s->io = event_new(s->base, fd, what | EV_PERSIST, on_io, s);
+        if (s->io)
+                loop_set_urgent(s->io);
         if (!s->io || event_add(s->io, NULL) < 0) {
                 drop_watch(s);
                 return -ENOMEM;

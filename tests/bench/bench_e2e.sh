@@ -27,8 +27,9 @@
 #   ROUNDS     rounds per phase [200]          SETTLE_US   [pads] settle_window [2000]
 #   WRK_ARGS   the load [-t1 -c16]             KEEP_LOGS   when 1, keep the directory
 #   PGCLUSTER  the cluster helper [tools/pgcluster]
-#   LOG_LEVEL  arbiterd's [warning]; at debug it logs each window's decision
-#              delay after the first press ("decided N µs after its first press")
+#   LOG_LEVEL  arbiterd's [debug]: at debug it logs how late each window was
+#              decided and how long each input took to become durable, which
+#              the breakdown below the figures reports
 
 set -euo pipefail
 
@@ -38,7 +39,7 @@ SETTLE_US=${SETTLE_US:-2000}
 WRK_ARGS=${WRK_ARGS:--t1 -c16}
 PGCLUSTER=${PGCLUSTER:-$ROOT/tools/pgcluster}
 KEEP_LOGS=${KEEP_LOGS:-0}
-LOG_LEVEL=${LOG_LEVEL:-warning}
+LOG_LEVEL=${LOG_LEVEL:-debug}        # the breakdown reads arbiterd's debug lines
 
 TARGET_P99_MS=2
 N_PADS=3
@@ -89,9 +90,9 @@ count() { grep -c -- "$2" "$1" 2>/dev/null || true; }
 # Waits until FILE has more than N lines matching PATTERN; 1 on timeout.
 wait_count() {  # wait_count FILE PATTERN N TIMEOUT_S
         local i
-        for ((i = 0; i < $4 * 500; i++)); do
+        for ((i = 0; i < $4 * 100; i++)); do
                 (($(count "$1" "$2") > $3)) && return 0
-                sleep 0.002
+                sleep 0.01
         done
         return 1
 }
@@ -222,6 +223,10 @@ play_round() {  # play_round N FILE
         nd=$(count "$tmp/dbus.out" 'Member=CallJudged')
         ns=$(count "$tmp/sse.out" 'event: call_judged')
         printf '{"pad": %d, "button": %d, "press": true, "hold_ms": 20}\n' "$pad" "$button" >&7
+        # Arrival times are stamped by bench_stamp as the lines come in; the
+        # script keeps its hands off the CPUs meanwhile (polling with grep
+        # would compete with the daemon and the database it measures).
+        sleep 0.05
         if ! wait_count "$tmp/sse.out" 'event: call_judged' "$ns" "$ROUND_TIMEOUT_S" ||
            ! wait_count "$tmp/dbus.out" 'Member=CallJudged' "$nd" "$ROUND_TIMEOUT_S" ||
            ! wait_count "$tmp/padsim.out" ' PRESS ' "$np" 1; then
@@ -245,11 +250,71 @@ percentiles() { # percentiles FILE COLUMN
 }
 
 run_phase() {   # run_phase NAME
-        local file=$tmp/rounds-$1.txt n
+        local file=$tmp/rounds-$1.txt n from
         : >"$file"
+        from=$(wc -l <"$tmp/arbiterd.log")
         for ((n = 0; n < ROUNDS; n++)); do
                 play_round "$n" "$file"
         done
+        tail -n +"$((from + 1))" "$tmp/arbiterd.log" >"$tmp/arbiterd-$1.log"
+}
+
+# p50 p99 n in ms of the numbers a sed expression pulls out of FILE's lines.
+log_percentiles() { # log_percentiles FILE SED
+        sed -n "$2" "$1" | sort -g |
+                awk '{ v[NR] = $1 / 1000 } END {
+                        if (NR == 0) { print "- - 0"; exit }
+                        i50 = int(0.50 * NR + 0.999); i99 = int(0.99 * NR + 0.999)
+                        printf "%.3f %.3f %d\n", v[i50], v[i99], NR }'
+}
+
+# Where the time goes: how late after its decision time the judge ran (the
+# loop's wake-up), and how long an input took to commit, from arbiterd's
+# debug lines.  The reference, measured in the same run: the same INSERT
+# committed by psql against the same cluster, one every 200 ms (the pace of
+# the rounds), i.e. the database's own floor for a durable input.
+breakdown() {
+        local p50 p99 n phase
+        echo
+        echo "Breakdown (arbiterd's debug log), ms:"
+        printf '%-6s %-34s %6s %9s %9s\n' load step n "p50 ms" "p99 ms"
+        for phase in idle wrk; do
+                [[ -s $tmp/arbiterd-$phase.log ]] || continue
+                read -r p50 p99 n < <(log_percentiles "$tmp/arbiterd-$phase.log" \
+                        's/.*polled \(-\{0,1\}[0-9]*\) µs after it.*/\1/p')
+                printf '%-6s %-34s %6s %9s %9s\n' "$phase" "judge ran after its decision time" "$n" "$p50" "$p99"
+                # a judged call's input is the one logged after its decision
+                awk '/ decided / { want = 1; next }
+                     / durable / { if (want) { sub(/.* durable /, ""); sub(/ .*/, ""); print } want = 0 }' \
+                        "$tmp/arbiterd-$phase.log" >"$tmp/stored-$phase.txt"
+                read -r p50 p99 n < <(log_percentiles "$tmp/stored-$phase.txt" 's/^\([0-9]*\)$/\1/p')
+                printf '%-6s %-34s %6s %9s %9s\n' "$phase" "judged call stored (INSERT+COMMIT)" "$n" "$p50" "$p99"
+        done
+        read -r p50 p99 n < <(db_reference)
+        printf '%-6s %-34s %6s %9s %9s\n' ref "psql INSERT+COMMIT, 200 ms apart" "$n" "$p50" "$p99"
+}
+
+db_reference() {
+        local i
+        {
+                # a logged table as match_inputs (a temporary one commits
+                # without flushing the WAL), and the pause on the client's
+                # side, so that the server idles between inserts as it does
+                # between a match's inputs
+                echo "CREATE TABLE bench_ref (LIKE match_inputs INCLUDING ALL);"
+                echo "\\timing on"
+                for ((i = 1; i <= 50; i++)); do
+                        echo "\\! sleep 0.2"
+                        echo "INSERT INTO bench_ref (match_id, seq, match_time_us, seat, kind, input, state_hash, reaction_us, source, who)" \
+                             "VALUES (1, $i, 123456, 2, 'call', '{\"window\":3,\"call\":2,\"press_us\":123}', 'abcdef0123456789'," \
+                             "4567, 'pad', 'pad 0000000000007e00') ON CONFLICT DO NOTHING;"
+                done
+        } | psql "$DSN" -X -q 2>&1 | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' |
+                awk '{ print $1 * 1000 }' | sort -g |
+                awk '{ v[NR] = $1 / 1000 } END {
+                        if (NR == 0) { print "- - 0"; exit }
+                        i50 = int(0.50 * NR + 0.999); i99 = int(0.99 * NR + 0.999)
+                        printf "%.3f %.3f %d\n", v[i50], v[i99], NR }'
 }
 
 report_line() { # report_line PHASE
@@ -269,6 +334,7 @@ main() {
         need wrk wrk
         need curl curl
         need jq jq
+        need psql postgresql-client-15
         need busctl systemd
         need dbus-daemon dbus
         need ss iproute2
@@ -299,6 +365,7 @@ main() {
         printf '%-6s %-6s %6s %9s %9s\n' load path rounds "p50 ms" "p99 ms"
         report_line idle
         report_line wrk
+        breakdown
 }
 
 main "$@"
