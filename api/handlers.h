@@ -35,6 +35,7 @@ void handle_match_input(struct api_request *req);
 void handle_players_list(struct api_request *req);
 void handle_players_create(struct api_request *req);
 void handle_player_get(struct api_request *req);
+void handle_player_ratings(struct api_request *req);
 void handle_player_update(struct api_request *req);
 void handle_tournaments_list(struct api_request *req);
 void handle_tournaments_create(struct api_request *req);

@@ -140,3 +140,36 @@ void handle_players_list(struct api_request *req) {
         if (r < 0)
                 reply_store_error(req, r);
 }
+
+/* The rating history: one row per rated match, oldest first, with the
+ * rating before and after (rating_history, rewritten by every recompute). */
+void handle_player_ratings(struct api_request *req) {
+        const char *game = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "game"),
+                   *system = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "system");
+        long long id;
+        int r;
+
+        if (!id_param(req, "id", &id))
+                return;
+        if (system && strcmp(system, "openskill") != 0 && strcmp(system, "glicko2") != 0) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "system: must be openskill or glicko2");
+                return;
+        }
+        if (game && (strlen(game) < 1 || strlen(game) > TOUR_NAME_MAX)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "game: must name a game, as in GET /v1/games");
+                return;
+        }
+        const char *p[] = { route_param(&req->match, "id"), game, system };
+        r = store_query(req->deps->store,
+                        "SELECT CASE WHEN EXISTS (SELECT 1 FROM players WHERE id = $1) THEN "
+                        "  jsonb_build_object('items', (SELECT coalesce(jsonb_agg(jsonb_build_object('game', h.game, "
+                        "    'system', h.system, 'match', h.stage_match_id, 'tournament', s.tournament_id, "
+                        "    'before', h.before, 'after', h.after, 'at', " TOUR_TIME("h.at") ") "
+                        "    ORDER BY h.at, h.stage_match_id, h.system), '[]'::jsonb) "
+                        "    FROM rating_history h JOIN stage_matches m ON m.id = h.stage_match_id "
+                        "    JOIN stages s ON s.id = m.stage_id WHERE h.player_id = $1 "
+                        "    AND ($2::text IS NULL OR h.game = $2) AND ($3::text IS NULL OR h.system = $3))) END",
+                        3, p, on_player, req);
+        if (r < 0)
+                reply_store_error(req, r);
+}

@@ -35,6 +35,7 @@ const struct route api_routes[] = {
         { "GET",    "/v1/players",     handle_players_list,  AUTH_ROLE_DISPLAY, "the club's players" },
         { "POST",   "/v1/players",     handle_players_create, AUTH_ROLE_ADMIN, "add a player: {name, club, external_id}" },
         { "GET",    "/v1/players/{id}", handle_player_get,   AUTH_ROLE_DISPLAY, "one player" },
+        { "GET",    "/v1/players/{id}/ratings", handle_player_ratings, AUTH_ROLE_DISPLAY, "a player's rating history; ?game= ?system=" },
         { "PATCH",  "/v1/players/{id}", handle_player_update, AUTH_ROLE_ADMIN, "change a player: {name, club, external_id, active}" },
         { "GET",    "/v1/tournaments", handle_tournaments_list, AUTH_ROLE_DISPLAY, "tournaments" },
         { "POST",   "/v1/tournaments", handle_tournaments_create, AUTH_ROLE_ADMIN, "create a tournament: {name, game, seed, match_config, tables}" },

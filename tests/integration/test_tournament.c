@@ -221,14 +221,15 @@ static bool contains_id(json_t *ids, json_int_t id) {
 
 static void a_club_night_runs_from_registration_to_the_final_table(void **state) {
         char path[160], body[512];
-        json_t *t, *r1, *r2, *r3, *fin, *j;
+        json_t *t, *r1, *r2, *r3, *fin, *j, *m, *p;
+        size_t i, k;
         (void) state;
 
         /* players, and what a bad player gets */
-        for (int i = 0; i <= N_PLAYERS; i++) {
+        for (int n = 0; n <= N_PLAYERS; n++) {
                 snprintf(body, sizeof body, "{\"name\": \"%s\", \"club\": \"Northside\"}", unique_name("player"));
                 j = post("/v1/players", admin, body, 201);
-                players[i] = jint(j, "id");
+                players[n] = jint(j, "id");
                 json_decref(j);
         }
         json_decref(post("/v1/players", admin, "{\"name\": \"\"}", 400));
@@ -239,8 +240,22 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
         j = post("/v1/tournaments", admin, "{\"name\": \"x\", \"game\": \"crash-pilot\", \"match_config\": "
                  "{\"reveal\": {\"pause_ms\": -5}}}", 400);
         json_decref(j);
-        t = post("/v1/tournaments", admin, "{\"name\": \"Friday club night\", \"game\": \"crash-pilot\", "
-                 "\"seed\": 2026, \"match_config\": {\"reveal\": {\"pause_ms\": 0}}}", 201);
+        /* two venue tables the matches are called to, in turn */
+        json_int_t venue[2];
+        for (int v = 0; v < 2; v++) {
+                snprintf(body, sizeof body, "{\"name\": \"%s\", \"seats\": [{\"seat\": 1}, {\"seat\": 2}, "
+                         "{\"seat\": 3}, {\"seat\": 4}]}", unique_name("venue"));
+                j = post("/v1/tables", admin, body, 201);
+                venue[v] = jint(j, "id");
+                json_decref(j);
+        }
+        json_decref(post("/v1/tournaments", admin, "{\"name\": \"x\", \"game\": \"crash-pilot\", "
+                         "\"tables\": [987654321]}", 400));
+        snprintf(body, sizeof body, "{\"name\": \"Friday club night\", \"game\": \"crash-pilot\", \"seed\": 2026, "
+                 "\"match_config\": {\"reveal\": {\"pause_ms\": 0}}, \"tables\": [%lld, %lld]}",
+                 (long long) venue[0], (long long) venue[1]);
+        t = post("/v1/tournaments", admin, body, 201);
+        assert_true(json_is_null(json_object_get(t, "seed")));             /* hidden until it is over */
         json_int_t tid = jint(t, "id");
         json_decref(t);
         snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
@@ -248,8 +263,8 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
         json_decref(post(path, admin, "{\"state\": \"registration\"}", 200));
 
         snprintf(path, sizeof path, "/v1/tournaments/%lld/registrations", (long long) tid);
-        for (int i = 0; i < N_PLAYERS; i++) {
-                snprintf(body, sizeof body, "{\"player\": %lld}", (long long) players[i]);
+        for (int n = 0; n < N_PLAYERS; n++) {
+                snprintf(body, sizeof body, "{\"player\": %lld}", (long long) players[n]);
                 json_decref(post(path, admin, body, 201));
         }
         snprintf(body, sizeof body, "{\"player\": %lld}", (long long) players[0]);
@@ -266,9 +281,9 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
 
         snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
         json_decref(post(path, admin, "{\"state\": \"check_in\"}", 200));
-        for (int i = 0; i < N_PLAYERS; i++) {
+        for (int n = 0; n < N_PLAYERS; n++) {
                 snprintf(path, sizeof path, "/v1/tournaments/%lld/registrations/%lld/check-in", (long long) tid,
-                         (long long) players[i]);
+                         (long long) players[n]);
                 json_decref(post(path, admin, "{}", 200));
         }
         snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
@@ -278,6 +293,15 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
         snprintf(path, sizeof path, "/v1/tournaments/%lld/rounds", (long long) tid);
         j = post(path, admin, "{}", 201);
         assert_int_equal(json_array_size(json_object_get(j, "matches")), 4);
+        /* up next: the four matches over the two tables, in turn */
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/queue", (long long) tid);
+        json_t *queue = get(path, 200);
+        assert_int_equal(json_array_size(json_object_get(queue, "tables")), 2);
+        json_array_foreach(json_object_get(queue, "tables"), i, m) {
+                assert_true(jint(m, "table") == venue[0] || jint(m, "table") == venue[1]);
+                assert_int_equal(json_array_size(json_object_get(m, "matches")), 2);
+        }
+        json_decref(queue);
         r1 = play_round(tid, j);
         json_decref(j);
 
@@ -292,8 +316,6 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
         j = post(path, admin, "{}", 201);
         assert_int_equal(json_array_size(json_object_get(j, "matches")), 4);       /* 14: 4, 4, 3, 3 */
         bool late_paired = false;
-        size_t i, k;
-        json_t *m, *p;
         json_array_foreach(json_object_get(j, "matches"), i, m)
                 json_array_foreach(json_object_get(m, "participants"), k, p)
                         late_paired |= jint(p, "player") == players[N_PLAYERS];
@@ -469,6 +491,26 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
         }
         json_decref(j);
         json_decref(get("/v1/leaderboards/crash-pilot?from=2026-13-01", 400));
+        json_decref(get("/v1/leaderboards/crash-pilot?to=2026-02-30", 400));
+        /* a season with no results has nobody on its board */
+        j = get("/v1/leaderboards/crash-pilot?from=2099-01-01", 200);
+        assert_int_equal(json_array_size(json_object_get(j, "items")), 0);
+        json_decref(j);
+        /* the champion's history: four rated matches, the last one where the leaderboard stands */
+        snprintf(path, sizeof path, "/v1/players/%lld/ratings?game=crash-pilot&system=openskill", (long long) champion);
+        j = get(path, 200);
+        json_t *hist = json_object_get(j, "items");
+        assert_int_equal(json_array_size(hist), 4);
+        double last_mu = json_number_value(json_object_get(json_object_get(json_array_get(hist, 3), "after"), "mu"));
+        json_decref(j);
+        j = get("/v1/leaderboards/crash-pilot", 200);
+        json_array_foreach(json_object_get(j, "items"), i, p)
+                if (jint(p, "player") == champion)
+                        assert_true(fabs(json_number_value(json_object_get(json_object_get(p, "rating"), "mu")) -
+                                         last_mu) < 1e-9);
+        json_decref(j);
+        snprintf(path, sizeof path, "/v1/players/%lld/ratings?system=elo", (long long) champion);
+        json_decref(get(path, 400));
         json_decref(get("/v1/leaderboards/chess", 404));
 
         /* results export: one line per seat played, plus the header */
