@@ -368,7 +368,7 @@ static void play(int n, bool kill_halfway) {
                 if (round > 40)
                         fail_msg("match %lld did not finish after %d correct calls", (long long) id, round);
                 if (kill_halfway && !killed && round == 2) {
-                        cp_wait_window(public_view, id, w);
+                        json_decref(cp_wait_window(public_view, id, w));
                         kill_and_restart(id);
                         stream_close(&st);
                         snprintf(path, sizeof path, "/v1/matches/%lld/events", (long long) id);
