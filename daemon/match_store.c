@@ -70,6 +70,14 @@ int match_store_insert_input(struct store *s, const struct match_store_input *in
         const char *p[] = { in->match_id, in->seq, in->time_us, in->seat, in->kind, in->input, in->hash,
                             in->refusal, in->reaction_us, in->source, in->who, in->state, in->result };
 
+        /* most inputs (calls, timers): the INSERT alone, the cheapest
+         * statement to parse, plan and commit before the input is published */
+        if (in->same_state && !in->result)
+                return store_query(s,
+                        "INSERT INTO match_inputs (match_id, seq, match_time_us, seat, kind, input, state_hash, "
+                        "  refusal, reaction_us, source, who) "
+                        "VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING",
+                        11, p, cb, userdata);
         return store_query(s,
                 "WITH i AS (INSERT INTO match_inputs (match_id, seq, match_time_us, seat, kind, input, "
                 "             state_hash, refusal, reaction_us, source, who) "

@@ -9,6 +9,7 @@
 #ifndef ARBITER_DAEMON_MATCH_STORE_H
 #define ARBITER_DAEMON_MATCH_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
 
@@ -30,6 +31,10 @@ struct match_store_input {
                    *source, *who;
         const char *state;              /* the match's state after it */
         const char *result;             /* set when the input finished the match */
+        /* The match's state is what it was and there is no result: the row
+         * of matches needs no update, one INSERT will do.  Not spooled (a
+         * flushed record takes the general statement). */
+        bool same_state;
 };
 /* Idempotent (ON CONFLICT DO NOTHING). */
 int match_store_insert_input(struct store *s, const struct match_store_input *in, store_result_fn cb,

@@ -511,6 +511,7 @@ int match_submit(struct match *m, struct eng_input *in, enum match_source source
                 .reaction_us = has_reaction ? reaction : NULL,
                 .source = source_name(source), .who = who,
                 .state = match_json_status_name(status), .result = result_text,
+                .same_state = status == m->game->status(m->state),
         };
         if (!input_text || !row.kind)
                 r = -EINVAL;
