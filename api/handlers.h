@@ -65,6 +65,9 @@ void handle_leaderboard(struct api_request *req);
 void reply_store_error(struct api_request *req, int r);
 /* Parses ?limit=&after= (defaults 100 and 0); replies 400 and returns false on bad values. */
 bool page_params(struct api_request *req, long long *ret_limit, long long *ret_after);
+/* Replies with a page {items, next} of sql's rows (one JSON object with an
+ * "id" each), sql taking $1 = after, $2 = limit from ?after= and ?limit=. */
+void reply_list_page(struct api_request *req, const char *sql);
 /* Parses a positive decimal id path parameter; replies 404 and returns false otherwise. */
 bool id_param(struct api_request *req, const char *name, long long *ret_id);
 

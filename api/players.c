@@ -125,20 +125,7 @@ void handle_player_get(struct api_request *req) {
 }
 
 void handle_players_list(struct api_request *req) {
-        long long limit, after;
-        char limit_s[24], after_s[24];
-        int r;
-
-        if (!page_params(req, &limit, &after))
-                return;
-        snprintf(limit_s, sizeof limit_s, "%lld", limit);
-        snprintf(after_s, sizeof after_s, "%lld", after);
-        const char *p[] = { after_s, limit_s };
-        r = store_query(req->deps->store,
-                        "SELECT " PLAYER_JSON("p") " FROM players p WHERE p.id > $1 ORDER BY p.id LIMIT $2", 2, p,
-                        tour_reply_page, req);
-        if (r < 0)
-                reply_store_error(req, r);
+        reply_list_page(req, "SELECT " PLAYER_JSON("p") " FROM players p WHERE p.id > $1 ORDER BY p.id LIMIT $2");
 }
 
 /* The rating history: one row per rated match, oldest first, with the

@@ -198,41 +198,7 @@ void handle_table_get(struct api_request *req) {
                 reply_store_error(req, r);
 }
 
-static void on_tables(void *userdata, const PGresult *res, const char *error) {
-        struct api_request *req = userdata;
-        json_t *items;
-        json_int_t last = 0;
-
-        if (!res) {
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "listing tables failed: %s", error);
-                return;
-        }
-        items = json_array();
-        for (int i = 0; i < PQntuples(res); i++) {
-                json_t *t = json_loads(PQgetvalue(res, i, 0), 0, NULL);
-                if (t) {
-                        last = json_integer_value(json_object_get(t, "id"));
-                        json_array_append_new(items, t);
-                }
-        }
-        api_reply_json(req, MHD_HTTP_OK, json_pack("{s:o, s:o}", "items", items, "next",
-                                                   last ? json_integer(last) : json_null()));
-}
-
 void handle_tables_list(struct api_request *req) {
-        long long limit, after;
-        char limit_s[24], after_s[24];
-        int r;
-
-        if (!page_params(req, &limit, &after))
-                return;
-        snprintf(limit_s, sizeof limit_s, "%lld", limit);
-        snprintf(after_s, sizeof after_s, "%lld", after);
-        const char *params[] = { after_s, limit_s };
-        r = store_query(req->deps->store,
-                        "SELECT " TABLE_JSON("t", SEATS_OF("t.id")) " FROM tables t WHERE t.id > $1 "
-                        "ORDER BY t.id LIMIT $2",
-                        2, params, on_tables, req);
-        if (r < 0)
-                reply_store_error(req, r);
+        reply_list_page(req, "SELECT " TABLE_JSON("t", SEATS_OF("t.id")) " FROM tables t WHERE t.id > $1 "
+                             "ORDER BY t.id LIMIT $2");
 }

@@ -42,9 +42,6 @@ void tour_reply_row(struct api_request *req, unsigned status, const PGresult *re
 void tour_on_row(void *userdata, const PGresult *res, const char *error);
 /* store callback: tour_reply_row(userdata, 201, ..., "tournament"). */
 void tour_on_created(void *userdata, const PGresult *res, const char *error);
-/* store callback: a page {items, next} of one JSON object per row, each
- * with an "id" (next is the last id). */
-void tour_reply_page(void *userdata, const PGresult *res, const char *error);
 
 /* Publishes an event of tournament id (data taken). */
 void tour_event(const struct api_deps *deps, int64_t id, const char *event, json_t *data);
