@@ -59,6 +59,7 @@ void handle_tournament_standings(struct api_request *req);
 void handle_tournament_bracket(struct api_request *req);
 void handle_tournament_results(struct api_request *req);
 void handle_tournament_events(struct api_request *req);
+void handle_tournament_recompute(struct api_request *req);
 void handle_leaderboard(struct api_request *req);
 
 /* Shared replies. */

@@ -58,6 +58,7 @@ const struct route api_routes[] = {
         { "GET",    "/v1/tournaments/{id}/standings", handle_tournament_standings, AUTH_ROLE_DISPLAY, "standings; ?stage= ?format=csv ?recompute=true" },
         { "GET",    "/v1/tournaments/{id}/bracket", handle_tournament_bracket, AUTH_ROLE_DISPLAY, "an elimination stage as a tree; ?stage=" },
         { "GET",    "/v1/tournaments/{id}/results", handle_tournament_results, AUTH_ROLE_DISPLAY, "every result; ?format=csv" },
+        { "POST",   "/v1/tournaments/{id}/recompute", handle_tournament_recompute, AUTH_ROLE_ADMIN, "rebuild the cached standings and ratings from the results" },
         { "GET",    "/v1/tournaments/{id}/events", handle_tournament_events, AUTH_ROLE_DISPLAY, "the tournament's live events (Server-Sent Events)" },
         { "GET",    "/v1/leaderboards/{game}", handle_leaderboard, AUTH_ROLE_DISPLAY, "ratings; ?system=openskill|glicko2 ?from= ?to=" },
         { "GET",    "/v1/presses",     handle_presses_list,  AUTH_ROLE_DISPLAY, "recent presses, in pad-time order" },

@@ -571,3 +571,31 @@ void handle_tournament_events(struct api_request *req) {
         snprintf(topic, sizeof topic, "tournament/%lld", id);
         api_events_stream(req, topic);
 }
+
+static void on_recompute(void *userdata, const PGresult *res, const char *error) {
+        struct api_request *req = userdata;
+
+        if (res && PQntuples(res) == 1)
+                tour_refresh(req->deps, strtoll(route_param(&req->match, "id"), NULL, 10));
+        if (res && PQntuples(res) == 1)
+                api_reply_json(req, MHD_HTTP_ACCEPTED, json_pack("{s:s}", "detail", "the standings of every started "
+                                                                 "stage and the ratings of the game are being "
+                                                                 "recomputed from the results; standings_changed "
+                                                                 "follows"));
+        else
+                tour_reply_row(req, MHD_HTTP_OK, res, error, "tournament");
+}
+
+/* The caches are rebuilt after every result anyway; this is the command an
+ * organiser (or an operator after a restore) runs to rebuild them now. */
+void handle_tournament_recompute(struct api_request *req) {
+        long long id;
+        int r;
+
+        if (!id_param(req, "id", &id))
+                return;
+        const char *p[] = { route_param(&req->match, "id") };
+        r = store_query(req->deps->store, "SELECT 1 FROM tournaments WHERE id = $1", 1, p, on_recompute, req);
+        if (r < 0)
+                reply_store_error(req, r);
+}

@@ -381,6 +381,12 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
         assert_non_null(json_string_value(json_object_get(c0, "who")));
         json_decref(j);
 
+        /* the recompute command: queued, organisers only */
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/recompute", (long long) tid);
+        json_decref(post(path, referee, "{}", 403));
+        json_decref(post(path, admin, "{}", 202));
+        json_decref(post("/v1/tournaments/987654321/recompute", admin, "{}", 404));
+
         /* stage 1 standings: cached equal recomputed; the drop is flagged */
         snprintf(path, sizeof path, "/v1/tournaments/%lld/standings?stage=1", (long long) tid);
         json_t *cached = NULL;
