@@ -176,7 +176,7 @@ static void store_round(struct round_ctx *c, const struct tour_stage_next *next)
                         json_array_append_new(parts, json_integer(c->d.players[sp->pairing.entrant[k]]));
                 /* a bracket's matches are unique by their graph id */
                 json_array_append_new(rows, json_pack("{s:i, s:i, s:o, s:o}", "round",
-                                                      bracket ? sp->pairing.round : sp->pairing.round,
+                                                      sp->pairing.round,
                                                       "table_no", bracket ? sp->bracket_id + 1 : sp->pairing.table,
                                                       "bracket_id", bracket ? json_integer(sp->bracket_id) : json_null(),
                                                       "participants", parts));
