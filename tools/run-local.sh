@@ -86,6 +86,8 @@ cat <<MSG
     live events   curl -N http://$listen/v1/events
     admin token   var/admin.token  — e.g.
                   curl -H "Authorization: Bearer \$(cat var/admin.token)" http://$listen/v1/tokens
+    tournaments   curl http://$listen/v1/tournaments   (a club night step by step:
+                  docs/running-a-tournament.md)
     D-Bus         DBUS_SESSION_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS \\
                   busctl --user introspect org.arbiter.Arbiter1 /org/arbiter/Arbiter1
     database      tools/pgcluster var/pg psql
