@@ -301,13 +301,24 @@ static void on_correction_snapshot(void *userdata, const PGresult *res, const ch
                 json_array_append_new(all, json_integer(c->d.match_ids[deps[k]]));
         }
         n_pending = n_done < 0 ? n_done : tour_stage_dependents(&c->d.in, (size_t) i, true, deps, c->d.n_matches, &e);
+        int64_t live = 0, live_runtime = 0;
         for (int k = 0; k < n_pending; k++) {
-                /* a called match is being played: as good as played */
-                if (strcmp(c->d.match_states[deps[k]], "called") == 0)
+                /* a called match is being played: as good as played, and
+                 * a reset may not pull it from under its players */
+                if (strcmp(c->d.match_states[deps[k]], "called") == 0) {
                         json_array_append_new(blocking, json_integer(c->d.match_ids[deps[k]]));
+                        live = c->d.match_ids[deps[k]];
+                        live_runtime = c->d.runtime[deps[k]];
+                }
                 json_array_append_new(all, json_integer(c->d.match_ids[deps[k]]));
         }
         free(deps);
+        if (live && reset) {
+                api_reply_problem(req, MHD_HTTP_CONFLICT, "match %" PRId64 ", which depends on this result, is "
+                                  "being played as live match %" PRId64 ": abort it (POST /v1/matches/%" PRId64
+                                  "/abort) before resetting it", live, live_runtime, live_runtime);
+                goto fail;
+        }
         if (n_done < 0 || n_pending < 0) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the stage cannot say what depends on "
                                   "match %" PRId64 ": %s", c->match, e.text);

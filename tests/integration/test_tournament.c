@@ -560,6 +560,7 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
  * second round was played is refused, then (reset: true, admin) re-derives
  * the bracket. */
 static void a_cup_runs_as_a_bracket_with_byes_and_a_reset_correction(void **state) {
+        struct http_reply hr;
         char path[160], body[256];
         json_int_t ids[6], tid;
         json_t *j, *m, *p;
@@ -643,6 +644,40 @@ static void a_cup_runs_as_a_bracket_with_byes_and_a_reset_correction(void **stat
         snprintf(path, sizeof path, "/v1/tournaments/%lld/standings", (long long) tid);
         json_decref(get(path, 200));
 
+        /* the other semi-final is being played live: a reset may not pull it
+         * away; once its live match is aborted it is free again */
+        json_t *semi2 = json_array_get(semis, 1), *fed2 = NULL;
+        json_array_foreach(r1, i, m) {
+                json_t *w = json_array_get(json_object_get(m, "participants"), 1);
+                json_array_foreach(json_object_get(semi2, "participants"), k, p)
+                        if (jint(p, "player") == jint(w, "player"))
+                                fed2 = m;
+        }
+        assert_non_null(fed2);
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/matches/%lld/call", (long long) tid,
+                 (long long) jint(semi2, "id"));
+        j = post(path, referee, "{}", 200);
+        json_int_t live = jint(j, "match");
+        json_decref(j);
+        char *fix2 = ranks_body(fed2, 1), *fix2_body;
+        assert_true(asprintf(&fix2_body, "%.*s, \"reason\": \"x\", \"reset\": true}", (int) strlen(fix2) - 1,
+                             fix2) > 0);
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/matches/%lld/corrections", (long long) tid,
+                 (long long) jint(fed2, "id"));
+        http_post_json(&daemon_, path, admin, fix2_body, &hr);
+        expect(&hr, 409);
+        assert_non_null(strstr(hr.body, "abort"));
+        http_reply_done(&hr);
+        snprintf(path, sizeof path, "/v1/matches/%lld/abort", (long long) live);
+        json_decref(post(path, referee, "{}", 200));
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/matches/%lld", (long long) tid, (long long) jint(semi2, "id"));
+        j = get(path, 200);
+        assert_string_equal(json_string_value(json_object_get(j, "state")), "pending");
+        assert_true(json_is_null(json_object_get(j, "match")));
+        json_decref(j);
+        free(fix2);
+        free(fix2_body);
+
         /* correcting a first-round match that fed a played semi-final */
         json_t *fed = NULL;
         json_array_foreach(r1, i, m) {
@@ -656,7 +691,6 @@ static void a_cup_runs_as_a_bracket_with_byes_and_a_reset_correction(void **stat
         assert_true(asprintf(&fix_body, "%.*s, \"reason\": \"wrong winner\"}", (int) strlen(fix) - 1, fix) > 0);
         snprintf(path, sizeof path, "/v1/tournaments/%lld/matches/%lld/corrections", (long long) tid,
                  (long long) jint(fed, "id"));
-        struct http_reply hr;
         http_post_json(&daemon_, path, referee, fix_body, &hr);
         expect(&hr, 409);
         assert_true(contains_id(json_object_get(hr.json, "matches"), jint(semi, "id")));
