@@ -190,6 +190,13 @@ int tour_stage_config_check(const struct tour_stage_config *cfg, int n_entrants,
         case TOUR_FORMAT_RACE:
                 if (k < 2 || k > TOUR_MAX_SEATS)
                         return stage_fail(ret_err, "table_size: must be 2 to %d for %s", TOUR_MAX_SEATS, name);
+                /* Heats of 2 split an odd field into pairs and a heat of one,
+                 * which would go out without playing: a field of duels is a
+                 * single elimination.  From 3 up, balanced heats never hold
+                 * one entrant (ceil(m/k) heats of m entrants, m > k). */
+                if (cfg->format == TOUR_FORMAT_HEATS && k < 3)
+                        return stage_fail(ret_err, "table_size: must be 3 to %d for heats (heats of 2 are a "
+                                          "single_elimination)", TOUR_MAX_SEATS);
                 if (cfg->format == TOUR_FORMAT_HEATS && (cfg->advance < 1 || cfg->advance >= k))
                         return stage_fail(ret_err, "advance: must be 1 to table_size - 1 (%d) for heats", k - 1);
                 break;

@@ -84,7 +84,8 @@ struct tour_stage_config {
          * default (tour_stage_rounds); must be 0 for the other formats,
          * whose structure fixes it. */
         int                     rounds;         /* 0..TOUR_STAGE_MAX_ROUNDS */
-        /* pod_swiss, league: 3..6 (TOUR_PODS_MIN_K..MAX_K); heats, race:
+        /* pod_swiss, league: 3..6 (TOUR_PODS_MIN_K..MAX_K); heats:
+         * 3..TOUR_MAX_SEATS (heats of 2 are a single elimination); race:
          * 2..TOUR_MAX_SEATS. */
         int                     table_size;
         enum tour_pods_policy   pod_policy;     /* pod_swiss, league */

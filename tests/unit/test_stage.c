@@ -380,6 +380,11 @@ static void a_bad_config_is_refused_with_a_message_naming_the_field(void **state
         c.advance = 4;
         assert_int_equal(tour_stage_config_check(&c, 12, &err), -EINVAL);
         assert_string_equal(err.text, "advance: must be 1 to table_size - 1 (3) for heats");
+        /* heats of 2 would send the odd one out without a game */
+        c.table_size = 2;
+        c.advance = 1;
+        assert_int_equal(tour_stage_config_check(&c, 7, &err), -EINVAL);
+        assert_string_equal(err.text, "table_size: must be 3 to 16 for heats (heats of 2 are a single_elimination)");
         tour_stage_config_default(TOUR_FORMAT_SINGLE_ELIM, &c);
         assert_int_equal(tour_stage_config_check(&c, 1, &err), -EINVAL);
         assert_string_equal(err.text, "n_entrants: must be 2 to 65536 for single_elimination (got 1)");
@@ -587,7 +592,7 @@ static void brackets_of_2_to_40_play_every_match_once_and_place_everyone(void **
 
 static void heats_play_the_nominal_plan_down_to_one_final(void **state) {
         (void) state;
-        for (int k = 2; k <= 6; k++)
+        for (int k = 3; k <= 6; k++)
                 for (int q = 1; q < k; q++)
                         for (int n = 2; n <= 40; n++) {
                                 struct sim *s = sim_new(TOUR_FORMAT_HEATS, n, (uint64_t) (n * k + q));
@@ -597,9 +602,9 @@ static void heats_play_the_nominal_plan_down_to_one_final(void **state) {
                                 int rounds = tour_heats_plan(n, k, q, plan, 64), last, heats = 0;
                                 sim_run(s, 0, -1);
                                 /* a plan whose final would seat one entrant
-                                 * (k = 2 leaves heats of 1, which advance
-                                 * nobody) ends a round early: the lone
-                                 * survivor has won, no final is played */
+                                 * ends a round early: the lone survivor has
+                                 * won, no final is played (heats of 2,
+                                 * which alone could leave one, are refused) */
                                 bool lone = rounds > 1 && plan[rounds - 1].entrants < 2;
                                 last = sim_rounds_played(s);
                                 if (last != rounds - lone)
