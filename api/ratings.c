@@ -193,6 +193,7 @@ struct refresh_ctx {
         char game[64];
         json_t *stages;                 /* numbers still to refresh */
         size_t next;
+        bool ratings;                   /* the game's ratings too (a result changed) */
 };
 
 static void refresh_free(struct refresh_ctx *c) {
@@ -312,7 +313,7 @@ static void refresh_next_stage(struct refresh_ctx *c) {
         char id_s[24], num_s[24];
 
         if (c->next >= json_array_size(c->stages)) {
-                if (c->game[0])
+                if (c->ratings && c->game[0])
                         refresh_ratings(c);
                 else
                         refresh_free(c);
@@ -337,7 +338,7 @@ static void on_stage_list(void *userdata, const PGresult *res, const char *error
         refresh_next_stage(c);
 }
 
-void tour_refresh(const struct api_deps *deps, int64_t id) {
+void tour_refresh(const struct api_deps *deps, int64_t id, bool ratings) {
         struct refresh_ctx *c = calloc(1, sizeof *c);
         char id_s[24];
 
@@ -345,6 +346,7 @@ void tour_refresh(const struct api_deps *deps, int64_t id) {
                 return;
         c->deps = deps;
         c->id = id;
+        c->ratings = ratings;
         snprintf(id_s, sizeof id_s, "%" PRId64, id);
         const char *p[] = { id_s };
         if (store_query(deps->store,
@@ -369,7 +371,7 @@ static void on_finished_row(void *userdata, const PGresult *res, const char *err
         }
         int64_t id = json_integer_value(json_object_get(j, "tournament"));
         tour_event(deps, id, "result_recorded", json_incref(j));
-        tour_refresh(deps, id);
+        tour_refresh(deps, id, true);
         json_decref(j);
 }
 

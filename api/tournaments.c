@@ -420,8 +420,9 @@ static void on_registration(void *userdata, const PGresult *res, const char *err
                 json_t *reg = json_incref(json_object_get(j, "registration"));
                 if (c->event[0])
                         tour_event(req->deps, c->id, c->event, json_pack("{s:O}", "registration", reg));
-                /* a drop or a late entry shows in the standings at once */
-                tour_refresh(req->deps, c->id);
+                /* a drop or a late entry shows in the standings at once;
+                 * no result changed, so the ratings stand */
+                tour_refresh(req->deps, c->id, false);
                 api_reply_json(req, c->status, reg);
         }
         json_decref(j);
@@ -576,7 +577,7 @@ static void on_recompute(void *userdata, const PGresult *res, const char *error)
         struct api_request *req = userdata;
 
         if (res && PQntuples(res) == 1)
-                tour_refresh(req->deps, strtoll(route_param(&req->match, "id"), NULL, 10));
+                tour_refresh(req->deps, strtoll(route_param(&req->match, "id"), NULL, 10), true);
         if (res && PQntuples(res) == 1)
                 api_reply_json(req, MHD_HTTP_ACCEPTED, json_pack("{s:s}", "detail", "the standings of every started "
                                                                  "stage and the ratings of the game are being "

@@ -46,10 +46,10 @@ void tour_on_created(void *userdata, const PGresult *res, const char *error);
 /* Publishes an event of tournament id (data taken). */
 void tour_event(const struct api_deps *deps, int64_t id, const char *event, json_t *data);
 
-/* Recomputes the caches of tournament id after a result changed: the
- * standings of its stages and the ratings of its game, then publishes
- * standings_changed.  Asynchronous; failures are logged. */
-void tour_refresh(const struct api_deps *deps, int64_t id);
+/* Recomputes the caches of tournament id: the standings of its stages
+ * (publishing standings_changed) and, with ratings (a result changed), the
+ * ratings of its game.  Asynchronous; failures are logged. */
+void tour_refresh(const struct api_deps *deps, int64_t id, bool ratings);
 
 
 #endif

@@ -554,6 +554,41 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
         json_decref(fin);
 }
 
+/* n new players, named prefix_..., into ids. */
+static void new_players(json_int_t *ids, int n, const char *prefix) {
+        char body[128];
+
+        for (int i = 0; i < n; i++) {
+                snprintf(body, sizeof body, "{\"name\": \"%s\"}", unique_name(prefix));
+                json_t *j = post("/v1/players", admin, body, 201);
+                ids[i] = jint(j, "id");
+                json_decref(j);
+        }
+}
+
+/* Registers ids[0..n) seeded in that order, checks them all in, and starts
+ * tournament tid (draft → registration → check_in → running). */
+static void seed_and_start(json_int_t tid, const json_int_t *ids, int n) {
+        char path[160], body[128];
+
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
+        json_decref(post(path, admin, "{\"state\": \"registration\"}", 200));
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/registrations", (long long) tid);
+        for (int i = 0; i < n; i++) {
+                snprintf(body, sizeof body, "{\"player\": %lld, \"seed\": %d}", (long long) ids[i], i + 1);
+                json_decref(post(path, admin, body, 201));
+        }
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
+        json_decref(post(path, admin, "{\"state\": \"check_in\"}", 200));
+        for (int i = 0; i < n; i++) {
+                snprintf(path, sizeof path, "/v1/tournaments/%lld/registrations/%lld/check-in", (long long) tid,
+                         (long long) ids[i]);
+                json_decref(post(path, admin, "{}", 200));
+        }
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
+        json_decref(post(path, admin, "{\"state\": \"running\"}", 200));
+}
+
 /* A single-elimination cup of 6 with a third-place match: the top two
  * seeds get the byes, the bracket is served as a tree, matches are made as
  * soon as both sides are known, and a first-round correction after the
@@ -561,39 +596,19 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
  * the bracket. */
 static void a_cup_runs_as_a_bracket_with_byes_and_a_reset_correction(void **state) {
         struct http_reply hr;
-        char path[160], body[256];
+        char path[160];
         json_int_t ids[6], tid;
         json_t *j, *m, *p;
         size_t i, k;
         (void) state;
 
-        for (int n = 0; n < 6; n++) {
-                snprintf(body, sizeof body, "{\"name\": \"%s\"}", unique_name("cup"));
-                j = post("/v1/players", admin, body, 201);
-                ids[n] = jint(j, "id");
-                json_decref(j);
-        }
+        new_players(ids, 6, "cup");
         j = post("/v1/tournaments", admin, "{\"name\": \"Cup\", \"game\": \"crash-pilot\", \"seed\": 7}", 201);
         tid = jint(j, "id");
         json_decref(j);
         snprintf(path, sizeof path, "/v1/tournaments/%lld/stages", (long long) tid);
         json_decref(post(path, admin, "{\"format\": \"single_elimination\", \"config\": {\"third_place\": true}}", 201));
-        snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
-        json_decref(post(path, admin, "{\"state\": \"registration\"}", 200));
-        snprintf(path, sizeof path, "/v1/tournaments/%lld/registrations", (long long) tid);
-        for (int n = 0; n < 6; n++) {
-                snprintf(body, sizeof body, "{\"player\": %lld, \"seed\": %d}", (long long) ids[n], n + 1);
-                json_decref(post(path, admin, body, 201));
-        }
-        snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
-        json_decref(post(path, admin, "{\"state\": \"check_in\"}", 200));
-        for (int n = 0; n < 6; n++) {
-                snprintf(path, sizeof path, "/v1/tournaments/%lld/registrations/%lld/check-in", (long long) tid,
-                         (long long) ids[n]);
-                json_decref(post(path, admin, "{}", 200));
-        }
-        snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
-        json_decref(post(path, admin, "{\"state\": \"running\"}", 200));
+        seed_and_start(tid, ids, 6);
 
         /* round 1: seeds 3-6 and 4-5 play; seeds 1 and 2 have byes */
         snprintf(path, sizeof path, "/v1/tournaments/%lld/rounds", (long long) tid);
@@ -728,18 +743,13 @@ static int player_index(const json_int_t *ids, int n, json_int_t id) {
 }
 
 static void groups_into_a_bracket_pair_each_group_winner_with_the_other_groups_runner_up(void **state) {
-        char path[160], body[256];
+        char path[160];
         json_int_t ids[8], tid;
         json_t *j, *m, *p;
         size_t i, k;
         (void) state;
 
-        for (int n = 0; n < 8; n++) {
-                snprintf(body, sizeof body, "{\"name\": \"%s\"}", unique_name("grp"));
-                j = post("/v1/players", admin, body, 201);
-                ids[n] = jint(j, "id");
-                json_decref(j);
-        }
+        new_players(ids, 8, "grp");
         j = post("/v1/tournaments", admin, "{\"name\": \"Groups cup\", \"game\": \"crash-pilot\", \"seed\": 11}", 201);
         tid = jint(j, "id");
         json_decref(j);
@@ -748,22 +758,7 @@ static void groups_into_a_bracket_pair_each_group_winner_with_the_other_groups_r
         json_decref(post(path, admin, "{\"format\": \"groups\", \"config\": {\"draw\": 1}}", 400));
         json_decref(post(path, admin, "{\"format\": \"groups\", \"config\": {\"groups\": 2}}", 201));
         json_decref(post(path, admin, "{\"format\": \"single_elimination\", \"advance\": 4}", 201));
-        snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
-        json_decref(post(path, admin, "{\"state\": \"registration\"}", 200));
-        snprintf(path, sizeof path, "/v1/tournaments/%lld/registrations", (long long) tid);
-        for (int n = 0; n < 8; n++) {
-                snprintf(body, sizeof body, "{\"player\": %lld, \"seed\": %d}", (long long) ids[n], n + 1);
-                json_decref(post(path, admin, body, 201));
-        }
-        snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
-        json_decref(post(path, admin, "{\"state\": \"check_in\"}", 200));
-        for (int n = 0; n < 8; n++) {
-                snprintf(path, sizeof path, "/v1/tournaments/%lld/registrations/%lld/check-in", (long long) tid,
-                         (long long) ids[n]);
-                json_decref(post(path, admin, "{}", 200));
-        }
-        snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
-        json_decref(post(path, admin, "{\"state\": \"running\"}", 200));
+        seed_and_start(tid, ids, 8);
 
         /* snake of 8 into 2 groups: seeds 1 4 5 8 and 2 3 6 7, a round
          * robin of 4 each: 3 rounds of 4 tables.  The better seed wins every
