@@ -26,6 +26,7 @@
 #include "api/router.h"
 
 struct loop;
+struct matches;
 struct pad;
 struct pad_press;
 struct padbus;
@@ -47,40 +48,6 @@ struct api_config {
         bool open_reads;                /* GET/HEAD need no token */
 };
 
-/* The match runtime as the REST layer sees it (daemon/match_api.c fills
- * it; api/ knows no engine).  api/matches.c checks path parameters,
- * pagination and the ?state= filter, then hands the request over: every
- * operation replies to req exactly once, at once or after its database
- * write.  id is the match id from the path, seat the 1-based seat. */
-/* A match created for another resource (borrowed), or NULL when its
- * creation failed and the request has been answered with why. */
-typedef void (*api_match_created_fn)(void *userdata, json_t *match);
-
-struct api_match_ops {
-        void (*games_list)(void *userdata, struct api_request *req);
-        void (*game_get)(void *userdata, struct api_request *req, const char *name);
-        void (*create)(void *userdata, struct api_request *req);
-        void (*list)(void *userdata, struct api_request *req, const char *state, long long limit,
-                     long long after);
-        void (*get)(void *userdata, struct api_request *req, int64_t id);
-        void (*seat_view)(void *userdata, struct api_request *req, int64_t id, long long seat);
-        void (*log)(void *userdata, struct api_request *req, int64_t id, long long limit, long long after);
-        /* action: "start", "pause", "resume" or "abort". */
-        void (*control)(void *userdata, struct api_request *req, int64_t id, const char *action);
-        void (*input)(void *userdata, struct api_request *req, int64_t id);
-        /* GET /v1/matches/{id}/events: api_events_stream of its topic. */
-        void (*events)(void *userdata, struct api_request *req, int64_t id);
-        /* Creates a match from spec, shaped as the body of POST /v1/matches,
-         * for another resource: done gets the match.  A problem with spec is
-         * replied to req (400 naming the field, 503) and done gets NULL; a
-         * negative return means done will not be called. */
-        int (*create_for)(void *userdata, struct api_request *req, json_t *spec, api_match_created_fn done,
-                          void *done_userdata);
-        /* Whether config is a valid match config of game: 0, or -EINVAL
-         * with a message naming the field ("match_config.reveal...") in err. */
-        int (*check_config)(void *userdata, const char *game, json_t *config, char *err, size_t len);
-};
-
 /* What the handlers reach of the rest of the daemon.  The daemon owns all
  * of it; the server only borrows. */
 struct api_deps {
@@ -92,8 +59,7 @@ struct api_deps {
          * the few a health check needs) or GET /v1/status (detailed true). */
         void (*health)(void *userdata, json_t *health, bool detailed);
         void *userdata;
-        const struct api_match_ops *matches;    /* NULL: the match routes answer 503 */
-        void *matches_userdata;
+        struct matches *matches;        /* the match runtime; NULL: the match routes answer 503 */
         /* A tournament changed (api/tournaments.h, "Events"): the daemon
          * passes it on to D-Bus.  May be NULL. */
         void (*tournament_event)(void *userdata, int64_t tournament, const char *event, json_t *data);
@@ -165,6 +131,10 @@ void api_reply_stream(struct api_request *req, struct MHD_Response *response);
 void api_events_stream(struct api_request *req, const char *topic);
 void api_events_pad(struct sse_hub *hub, const char *event, const struct pad *pad);
 void api_events_press(struct sse_hub *hub, const struct pad_press *press);
+
+/* Publishes the live matches' events on the hub (api/match_events.c):
+ * topic "match/<id>".  0, or -ENOSPC. */
+int api_match_events_observe(struct matches *reg, struct sse_hub *hub);
 
 /* LISTENs for results the database records by itself (a runtime match
  * that finished, migrations/0004_tournaments.sql) and refreshes and

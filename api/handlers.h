@@ -4,6 +4,9 @@
 
 #include "api/api.h"
 
+struct match;
+struct matches;
+
 void handle_index(struct api_request *req);
 void handle_health(struct api_request *req);
 void handle_status(struct api_request *req);
@@ -71,5 +74,31 @@ bool page_params(struct api_request *req, long long *ret_limit, long long *ret_a
 void reply_list_page(struct api_request *req, const char *sql);
 /* Parses a positive decimal id path parameter; replies 404 and returns false otherwise. */
 bool id_param(struct api_request *req, const char *name, long long *ret_id);
+
+/* ---- The match resources (api/match_common.c, api/matches.c). */
+
+/* Replies to a database write that could not be queued: 503 when the
+ * database is away, 500 otherwise. */
+void api_match_store_failed(struct api_request *req, int r);
+/* The stored row (borrowed) as the resource: the live engine's public view,
+ * state and provisional result added while the match is live. */
+json_t *api_match_resource(struct matches *reg, json_t *row);
+/* Replies with the stored match (404 when there is none). */
+void api_match_reply(struct matches *reg, struct api_request *req, int64_t id, unsigned status);
+/* The live match with id, or NULL after replying (503 while matches are
+ * being rebuilt, else 404 or 409 from the database). */
+struct match *api_match_live(struct matches *reg, struct api_request *req, int64_t id);
+
+/* A match created for another resource (borrowed), or NULL when its
+ * creation failed and the request has been answered with why. */
+typedef void (*api_match_created_fn)(void *userdata, json_t *match);
+/* Creates a match from spec, shaped as the body of POST /v1/matches, for
+ * another resource: done gets the match.  A problem with spec is replied
+ * to req (400 naming the field, 503) and done gets NULL; a negative return
+ * means done will not be called. */
+int api_match_create_for(struct api_request *req, json_t *spec, api_match_created_fn done, void *userdata);
+/* Whether config is a valid match config of game: 0, or -EINVAL with a
+ * message naming the field ("match_config.reveal...") in err. */
+int api_match_check_config(const char *game, json_t *config, char *err, size_t len);
 
 #endif

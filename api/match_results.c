@@ -139,8 +139,7 @@ static void on_call_snapshot(void *userdata, const PGresult *res, const char *er
                 stage_req_free(c);
                 return;
         }
-        int r = c->req->deps->matches->create_for(c->req->deps->matches_userdata, c->req, spec, on_runtime_created,
-                                                  c);
+        int r = api_match_create_for(c->req, spec, on_runtime_created, c);
         json_decref(spec);
         if (r < 0)
                 stage_req_free(c);

@@ -1,36 +1,180 @@
-/* api/matches.c — /v1/games and /v1/matches: thin handlers over the match
- * runtime (struct api_match_ops, filled by the daemon).
+/* api/matches.c — /v1/matches: creating matches and reading them (the
+ * stored row, the live views, the log and the live events).
  *
- * What can be checked without knowing a game is checked here (ids, seat
- * numbers, pagination, the ?state= filter); everything else is the
- * runtime's, which replies itself.
+ * Seats in request bodies and paths are 1-based.  A seat the match does
+ * not have is 404 (the seat is a resource of the match, as on
+ * /seats/{n}), with a problem naming "seat".
  */
+#include <sys/random.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <microhttpd.h>
 
 #include "api/handlers.h"
+#include "api/problem.h"
+#include "match/json.h"
+#include "match/match.h"
+#include "store/matches.h"
+
+#define NUM_MAX                 24
 
 #define MATCH_SEAT_MAX  8               /* engine/engine.h ENG_MAX_SEATS */
 
 static const char *const match_states[] = { "ready", "running", "paused", "finished", "aborted" };
 
 /* The runtime, or a 503 when this daemon runs without one. */
-static const struct api_match_ops *ops(struct api_request *req) {
+static struct matches *runtime(struct api_request *req) {
         if (!req->deps->matches)
                 api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE, "this daemon runs no matches");
         return req->deps->matches;
 }
 
-void handle_games_list(struct api_request *req) {
-        if (ops(req))
-                req->deps->matches->games_list(req->deps->matches_userdata, req);
+/* ---- creation ---------------------------------------------------------- */
+
+/* The seats [{seat, name}] from "players" or "seats", numbered 1..n.
+ * Replies 400 and returns NULL on a mistake. */
+static json_t *parse_seats(struct api_request *req, json_t *spec, const struct eng_game *g) {
+        json_t *players = json_object_get(spec, "players"), *seats = json_object_get(spec, "seats");
+        json_t *out, *it;
+        size_t i, n;
+        uint32_t seen = 0;
+
+        if ((players != NULL) == (seats != NULL)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                  "players: give either \"players\": [\"Ana\", \"Ben\"] or \"seats\": [{\"seat\": 1, \"name\": \"Ana\"}]");
+                return NULL;
+        }
+        json_t *list = players ? players : seats;
+        const char *field = players ? "players" : "seats";
+        n = json_array_size(list);
+        if (!json_is_array(list) || n < g->min_seats || n > g->max_seats) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s: %s seats %u to %u players; give a list of that many",
+                                  field, g->display_name, g->min_seats, g->max_seats);
+                return NULL;
+        }
+        out = json_array();
+        for (i = 0; i < n; i++)
+                json_array_append_new(out, json_null());
+        json_array_foreach(list, i, it) {
+                json_t *name = players ? it : json_object_get(it, "name");
+                json_int_t seat = players ? (json_int_t) i + 1 : json_integer_value(json_object_get(it, "seat"));
+                const char *problem = api_name_problem(json_string_value(name));
+
+                if (!players && (!json_is_integer(json_object_get(it, "seat")) || seat < 1 || seat > (json_int_t) n ||
+                                 (seen & (1u << seat)))) {
+                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                          "seats[%zu].seat: must be 1 to %zu, each seat once", i, n);
+                        json_decref(out);
+                        return NULL;
+                }
+                seen |= 1u << seat;
+                if (problem) {
+                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s[%zu]%s: %s", field, i,
+                                          players ? "" : ".name", problem);
+                        json_decref(out);
+                        return NULL;
+                }
+                json_array_set_new(out, (size_t) seat - 1, json_pack("{s:I, s:O}", "seat", seat, "name", name));
+        }
+        return out;
 }
 
-void handle_game_get(struct api_request *req) {
-        if (ops(req))
-                req->deps->matches->game_get(req->deps->matches_userdata, req, route_param(&req->match, "name"));
+/* A creation in flight: for POST /v1/matches (done NULL: reply), or for
+ * another resource (done gets the match). */
+struct create_ctx {
+        struct api_request *req;
+        json_t *spec;
+        api_match_created_fn done;
+        void *userdata;
+};
+
+static void on_created(void *userdata, struct match *m, json_t *stored, const char *error) {
+        struct create_ctx *c = userdata;
+        struct api_request *req = c->req;
+
+        if (!m) {
+                if (error && strstr(error, "matches_table_id_fkey"))
+                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "table: there is no table with id %lld",
+                                          (long long) json_integer_value(json_object_get(c->spec, "table")));
+                else
+                        api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "storing the match failed: %s", error);
+                if (c->done)
+                        c->done(c->userdata, NULL);
+        } else if (c->done) {
+                json_t *j = api_match_resource(m->reg, stored);
+                c->done(c->userdata, j);
+                json_decref(j);
+        } else {
+                api_reply_json(req, MHD_HTTP_CREATED, api_match_resource(m->reg, stored));
+        }
+        json_decref(c->spec);
+        free(c);
+}
+
+/* Creates the match spec describes; every problem is replied to req. */
+static int create_from(struct matches *reg, struct api_request *req, json_t *spec, api_match_created_fn done,
+                       void *userdata) {
+        json_t *game = json_object_get(spec, "game"), *table = json_object_get(spec, "table"),
+               *seed = json_object_get(spec, "seed"), *seats;
+        const struct eng_game *g = eng_game_find(json_string_value(game));
+        struct create_ctx *c;
+        struct eng_config cfg;
+        struct eng_error err;
+        uint64_t seed_v;
+        int r;
+
+        if (!g) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "game: %s; GET /v1/games lists the games",
+                                  json_is_string(game) ? "there is no such game" : "must name a game, e.g. \"crash-pilot\"");
+                return -EINVAL;
+        }
+        if (table && !json_is_null(table) && (!json_is_integer(table) || json_integer_value(table) < 1)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "table: must be a table id, as in GET /v1/tables");
+                return -EINVAL;
+        }
+        if (seed && !json_is_null(seed) && (!json_is_integer(seed) || json_integer_value(seed) < 0)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seed: must be a whole number 0 to 2^63 - 1");
+                return -EINVAL;
+        }
+        seats = parse_seats(req, spec, g);
+        if (!seats)
+                return -EINVAL;
+        if (match_json_config_from(g, json_object_get(spec, "config"), (unsigned) json_array_size(seats),
+                                   &cfg, &err) < 0) {
+                json_t *p = problem_new(MHD_HTTP_BAD_REQUEST, "%s", err.message);
+                problem_set(p, "field", json_string(err.field));
+                api_reply_problem_json(req, p);
+                json_decref(seats);
+                return -EINVAL;
+        }
+        if (json_is_integer(seed)) {
+                seed_v = (uint64_t) json_integer_value(seed);
+        } else if (getrandom(&seed_v, sizeof seed_v, 0) != (ssize_t) sizeof seed_v) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "no random seed: %s", strerror(errno));
+                json_decref(seats);
+                return -EIO;
+        } else {
+                seed_v &= (uint64_t) INT64_MAX;         /* matches.seed is a bigint */
+        }
+        c = calloc(1, sizeof *c);
+        if (!c) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                json_decref(seats);
+                return -ENOMEM;
+        }
+        *c = (struct create_ctx) { .req = req, .spec = json_incref(spec), .done = done, .userdata = userdata };
+        r = matches_create(reg, g, &cfg, (unsigned) json_array_size(seats), seed_v, seats,
+                           json_is_integer(table) ? json_integer_value(table) : 0, req->token_name, on_created, c);
+        json_decref(seats);
+        if (r < 0) {
+                json_decref(c->spec);
+                free(c);
+                api_match_store_failed(req, r);
+        }
+        return r;
 }
 
 void handle_matches_create(struct api_request *req) {
@@ -39,14 +183,80 @@ void handle_matches_create(struct api_request *req) {
                                   "send a JSON object: {\"game\": \"crash-pilot\", \"players\": [\"Ana\", \"Ben\"]}");
                 return;
         }
-        if (ops(req))
-                req->deps->matches->create(req->deps->matches_userdata, req);
+        if (runtime(req))
+                create_from(req->deps->matches, req, req->body, NULL, NULL);
+}
+
+int api_match_create_for(struct api_request *req, json_t *spec, api_match_created_fn done, void *userdata) {
+        return create_from(req->deps->matches, req, spec, done, userdata);
+}
+
+int api_match_check_config(const char *game, json_t *config, char *err, size_t len) {
+        const struct eng_game *g = eng_game_find(game);
+        struct eng_config cfg;
+        struct eng_error e;
+
+        if (!g) {
+                snprintf(err, len, "game: there is no such game; GET /v1/games lists the games");
+                return -EINVAL;
+        }
+        if (match_json_config_from(g, config, g->min_seats, &cfg, &e) < 0) {
+                snprintf(err, len, "match_config.%s", e.message);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* ---- reads ------------------------------------------------------------- */
+
+/* A read waiting for the database. */
+struct read_ctx {
+        struct matches *reg;
+        struct api_request *req;
+        int64_t id;
+};
+
+static struct read_ctx *read_ctx_new(struct api_request *req, int64_t id) {
+        struct read_ctx *c = calloc(1, sizeof *c);
+
+        if (!c)
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+        else
+                *c = (struct read_ctx) { .reg = req->deps->matches, .req = req, .id = id };
+        return c;
+}
+
+static void on_list(void *userdata, const PGresult *res, const char *error) {
+        struct read_ctx *c = userdata;
+        json_t *items;
+        json_int_t last = 0;
+
+        if (!res) {
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "listing matches failed: %s", error);
+                free(c);
+                return;
+        }
+        items = json_array();
+        for (int i = 0; i < PQntuples(res); i++) {
+                json_t *row = json_loads(PQgetvalue(res, i, 0), 0, NULL);
+                if (row) {
+                        last = json_integer_value(json_object_get(row, "id"));
+                        json_array_append_new(items, api_match_resource(c->reg, row));
+                        json_decref(row);
+                }
+        }
+        api_reply_json(c->req, MHD_HTTP_OK, json_pack("{s:o, s:o}", "items", items, "next",
+                                                      last ? json_integer(last) : json_null()));
+        free(c);
 }
 
 void handle_matches_list(struct api_request *req) {
         const char *state = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "state");
+        char limit_s[NUM_MAX], after_s[NUM_MAX];
         long long limit, after;
         bool known = !state;
+        struct read_ctx *c;
+        int r;
 
         if (!page_params(req, &limit, &after))
                 return;
@@ -57,69 +267,123 @@ void handle_matches_list(struct api_request *req) {
                                   "state: must be ready, running, paused, finished or aborted");
                 return;
         }
-        if (ops(req))
-                req->deps->matches->list(req->deps->matches_userdata, req, state, limit, after);
+        if (!runtime(req) || !(c = read_ctx_new(req, 0)))
+                return;
+        snprintf(limit_s, sizeof limit_s, "%lld", limit);
+        snprintf(after_s, sizeof after_s, "%lld", after);
+        r = match_store_list(matches_store(c->reg), state, limit_s, after_s, on_list, c);
+        if (r < 0) {
+                free(c);
+                api_match_store_failed(req, r);
+        }
 }
 
 void handle_match_get(struct api_request *req) {
         long long id;
 
-        if (id_param(req, "id", &id) && ops(req))
-                req->deps->matches->get(req->deps->matches_userdata, req, id);
+        if (id_param(req, "id", &id) && runtime(req))
+                api_match_reply(req->deps->matches, req, id, MHD_HTTP_OK);
+}
+
+/* A match's events go on "match/<id>" (api/match_events.c). */
+static void stream_of(struct api_request *req, int64_t id) {
+        char topic[MATCH_TOPIC_MAX];
+
+        snprintf(topic, sizeof topic, "match/%" PRId64, id);
+        api_events_stream(req, topic);
+}
+
+static void on_events_row(void *userdata, const PGresult *res, const char *error) {
+        struct read_ctx *c = userdata;
+
+        if (!res)
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the match failed: %s", error);
+        else if (PQntuples(res) == 0)
+                api_reply_problem(c->req, MHD_HTTP_NOT_FOUND, "there is no match %s", route_param(&c->req->match, "id"));
+        else
+                stream_of(c->req, c->id);
+        free(c);
+}
+
+/* A live match streams at once (the database may be away); any other is
+ * looked up so that an unknown id is a 404, not a stream that stays quiet. */
+void handle_match_events(struct api_request *req) {
+        char id_s[NUM_MAX];
+        struct read_ctx *c;
+        long long id;
+        int r;
+
+        if (!id_param(req, "id", &id) || !runtime(req))
+                return;
+        if (matches_find(req->deps->matches, id)) {
+                stream_of(req, id);
+                return;
+        }
+        if (!(c = read_ctx_new(req, id)))
+                return;
+        snprintf(id_s, sizeof id_s, "%lld", id);
+        r = match_store_get(matches_store(c->reg), id_s, on_events_row, c);
+        if (r < 0) {
+                free(c);
+                api_match_store_failed(req, r);
+        }
 }
 
 void handle_match_seat(struct api_request *req) {
         long long id, seat;
+        struct match *m;
 
-        if (!id_param(req, "id", &id))
-                return;
-        if (!id_param(req, "seat", &seat))
+        if (!id_param(req, "id", &id) || !id_param(req, "seat", &seat))
                 return;
         if (seat > MATCH_SEAT_MAX) {
                 api_reply_problem(req, MHD_HTTP_NOT_FOUND, "seat: there is no seat %lld; seats are 1 to %d",
                                   seat, MATCH_SEAT_MAX);
                 return;
         }
-        if (ops(req))
-                req->deps->matches->seat_view(req->deps->matches_userdata, req, id, seat);
+        if (!runtime(req) || !(m = api_match_live(req->deps->matches, req, id)))
+                return;
+        if (seat > m->n_seats) {
+                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "seat: match %lld has seats 1 to %u", id, m->n_seats);
+                return;
+        }
+        json_t *v = match_json_view(m->game, m->state, ENG_VIEW_SEAT, (int) seat - 1);
+        if (!v)
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the engine could not show seat %lld", seat);
+        else
+                api_reply_json(req, MHD_HTTP_OK, v);
+}
+
+static void on_log(void *userdata, const PGresult *res, const char *error) {
+        struct api_request *req = userdata;
+        json_t *items, *last;
+
+        if (!res) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the log failed: %s", error);
+                return;
+        }
+        if (strcmp(PQgetvalue(res, 0, 0), "t") != 0) {
+                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no match %s", route_param(&req->match, "id"));
+                return;
+        }
+        items = json_loads(PQgetvalue(res, 0, 1), 0, NULL);
+        if (!items)
+                items = json_array();
+        last = json_array_get(items, json_array_size(items) - 1);
+        api_reply_json(req, MHD_HTTP_OK, json_pack("{s:o, s:o}", "items", items, "next",
+                                                   last ? json_deep_copy(json_object_get(last, "seq")) : json_null()));
 }
 
 void handle_match_log(struct api_request *req) {
+        char id_s[NUM_MAX], limit_s[NUM_MAX], after_s[NUM_MAX];
         long long id, limit, after;
+        int r;
 
-        if (id_param(req, "id", &id) && page_params(req, &limit, &after) && ops(req))
-                req->deps->matches->log(req->deps->matches_userdata, req, id, limit, after);
-}
-
-void handle_match_events(struct api_request *req) {
-        long long id;
-
-        if (id_param(req, "id", &id) && ops(req))
-                req->deps->matches->events(req->deps->matches_userdata, req, id);
-}
-
-static void control(struct api_request *req, const char *action) {
-        long long id;
-
-        if (id_param(req, "id", &id) && ops(req))
-                req->deps->matches->control(req->deps->matches_userdata, req, id, action);
-}
-
-void handle_match_start(struct api_request *req) { control(req, "start"); }
-void handle_match_pause(struct api_request *req) { control(req, "pause"); }
-void handle_match_resume(struct api_request *req) { control(req, "resume"); }
-void handle_match_abort(struct api_request *req) { control(req, "abort"); }
-
-void handle_match_input(struct api_request *req) {
-        long long id;
-
-        if (!id_param(req, "id", &id))
+        if (!id_param(req, "id", &id) || !page_params(req, &limit, &after) || !runtime(req))
                 return;
-        if (!json_is_object(req->body)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "send a JSON object: {\"seat\": 2, \"kind\": \"call\", \"call\": 3}");
-                return;
-        }
-        if (ops(req))
-                req->deps->matches->input(req->deps->matches_userdata, req, id);
+        snprintf(id_s, sizeof id_s, "%lld", id);
+        snprintf(limit_s, sizeof limit_s, "%lld", limit);
+        snprintf(after_s, sizeof after_s, "%lld", after);
+        r = match_store_log(matches_store(req->deps->matches), id_s, limit_s, after_s, on_log, req);
+        if (r < 0)
+                api_match_store_failed(req, r);
 }

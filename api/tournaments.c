@@ -167,7 +167,7 @@ void handle_tournaments_create(struct api_request *req) {
                 return;
         }
         if (config && json_is_object(config) && req->deps->matches &&
-            req->deps->matches->check_config(req->deps->matches_userdata, json_string_value(game), config, err,
+            api_match_check_config(json_string_value(game), config, err,
                                              sizeof err) < 0) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s", err);
                 return;

@@ -13,6 +13,7 @@
 #include "bus/bus.h"
 #include "common/log.h"
 #include "engine/crash_pilot.h"
+#include "match/match.h"
 
 /* "object/colour", or a card id in decimal, and its NUL. */
 #define CARD_NAME_MAX           32
@@ -24,9 +25,29 @@
 /* One daemon, one bus, one runtime: the fallback callbacks find them here. */
 static struct {
         struct bus *bus;
-        const struct bus_match_ops *ops;
-        void *userdata;
+        struct matches *reg;
 } ctx;
+
+/* The live match id as the bus shows it: 0, or -ENOENT. */
+static int lookup(int64_t id, struct bus_match_info *ret) {
+        struct match *m = matches_find(ctx.reg, id);
+
+        if (!m)
+                return -ENOENT;
+        *ret = (struct bus_match_info) {
+                .id = m->id,
+                .game = m->game,
+                .state = m->state,
+                .state_name = match_state_name(m),
+                .n_seats = m->n_seats,
+                .window = m->window_open ? m->window : 0,
+        };
+        for (unsigned s = 0; s < m->n_seats && s < ENG_MAX_SEATS; s++) {
+                ret->names[s] = m->names[s];
+                ret->pads[s] = m->pads[s];
+        }
+        return 0;
+}
 
 /* A match id in decimal is already a valid path element. */
 static char *match_path(int64_t id) {
@@ -60,7 +81,7 @@ static int find_match(sd_bus *bus, const char *path, const char *interface, void
         int64_t id = id_of_path(path);
 
         (void) bus, (void) interface, (void) userdata, (void) ret_error;
-        if (id <= 0 || ctx.ops->lookup(ctx.userdata, id, &info) < 0)
+        if (id <= 0 || lookup(id, &info) < 0)
                 return 0;
         *ret_found = &ctx;
         return 1;
@@ -68,14 +89,14 @@ static int find_match(sd_bus *bus, const char *path, const char *interface, void
 
 static int enumerate_matches(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes,
                              sd_bus_error *ret_error) {
-        size_t n = ctx.ops->list(ctx.userdata, NULL, 0), got;
+        size_t n = matches_ids(ctx.reg, NULL, 0), got;
         int64_t *ids = calloc(n + 1, sizeof *ids);
         char **nodes = calloc(n + 1, sizeof *nodes);
 
         (void) bus, (void) prefix, (void) userdata, (void) ret_error;
         if (!ids || !nodes)
                 goto oom;
-        got = ctx.ops->list(ctx.userdata, ids, n);
+        got = matches_ids(ctx.reg, ids, n);
         for (size_t i = 0; i < got && i < n; i++) {
                 nodes[i] = match_path(ids[i]);
                 if (!nodes[i])
@@ -213,7 +234,7 @@ static int get_property(sd_bus *bus, const char *path, const char *interface, co
         int64_t id = id_of_path(path);
 
         (void) bus, (void) interface, (void) userdata;
-        if (id <= 0 || ctx.ops->lookup(ctx.userdata, id, &m) < 0)
+        if (id <= 0 || lookup(id, &m) < 0)
                 return sd_bus_error_setf(ret_error, SD_BUS_ERROR_UNKNOWN_OBJECT, "no live match at %s", path);
         if (strcmp(property, "Id") == 0)
                 return sd_bus_message_append(reply, "t", (uint64_t) m.id);
@@ -271,10 +292,28 @@ static int register_matches(void *userdata, sd_bus *bus) {
         return sd_bus_add_node_enumerator(bus, NULL, BUS_MATCH_PREFIX, enumerate_matches, NULL);
 }
 
-int bus_matches_setup(struct bus *b, const struct bus_match_ops *ops, void *userdata) {
+static void on_added(void *userdata, struct match *m);
+static void on_removed(void *userdata, struct match *m);
+static void on_aborted(void *userdata, struct match *m);
+static void on_published(void *userdata, struct match *m, const struct eng_input *in, const struct eng_out *out);
+
+int bus_matches_setup(struct bus *b, struct matches *reg) {
+        const struct match_observer obs = {
+                .added = on_added,
+                .removed = on_removed,
+                .aborted = on_aborted,
+                .published = on_published,
+                .userdata = b,
+        };
+        int r;
+
         ctx.bus = b;
-        ctx.ops = ops;
-        ctx.userdata = userdata;
+        ctx.reg = reg;
+        if (!b)
+                return 0;
+        r = matches_observe(reg, &obs);
+        if (r < 0)
+                return r;
         return bus_add_extension(b, register_matches, NULL);
 }
 
@@ -283,8 +322,9 @@ int bus_matches_setup(struct bus *b, const struct bus_match_ops *ops, void *user
 /* Emission failures (the bus is away) are not worth more than a debug line:
  * the object manager tells a reconnecting listener the whole state. */
 
-void bus_matches_added(struct bus *b, int64_t id) {
-        sd_bus *bus = bus_get_sd_bus(b);
+static void on_added(void *userdata, struct match *m) {
+        sd_bus *bus = bus_get_sd_bus(userdata);
+        int64_t id = m->id;
         char *path;
 
         if (!bus || !(path = match_path(id)))
@@ -294,8 +334,9 @@ void bus_matches_added(struct bus *b, int64_t id) {
         free(path);
 }
 
-void bus_matches_removed(struct bus *b, int64_t id) {
-        sd_bus *bus = bus_get_sd_bus(b);
+static void on_removed(void *userdata, struct match *m) {
+        sd_bus *bus = bus_get_sd_bus(userdata);
+        int64_t id = m->id;
         char *path;
 
         if (!bus || !(path = match_path(id)))
@@ -311,8 +352,9 @@ static void emit_changed(sd_bus *bus, const char *path, int64_t id) {
                 log_debug("could not emit PropertiesChanged for match %" PRId64, id);
 }
 
-void bus_matches_changed(struct bus *b, int64_t id) {
-        sd_bus *bus = bus_get_sd_bus(b);
+static void on_aborted(void *userdata, struct match *m) {
+        sd_bus *bus = bus_get_sd_bus(userdata);
+        int64_t id = m->id;
         char *path;
 
         if (!bus || !(path = match_path(id)))
@@ -404,9 +446,13 @@ static int emit_output(sd_bus *bus, const char *path, const struct eng_game *g, 
         }
 }
 
-void bus_matches_published(struct bus *b, int64_t id, const struct eng_game *g, const struct eng_out *out) {
-        sd_bus *bus = bus_get_sd_bus(b);
+static void on_published(void *userdata, struct match *m, const struct eng_input *in, const struct eng_out *out) {
+        sd_bus *bus = bus_get_sd_bus(userdata);
+        const struct eng_game *g = m->game;
+        int64_t id = m->id;
         char *path;
+
+        (void) in;
 
         /* A refused input changed nothing: no events, no new values. */
         if (!bus || out->refusal != ENG_ACCEPTED || !(path = match_path(id)))

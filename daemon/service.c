@@ -31,9 +31,9 @@
 #include "common/log.h"
 #include "common/loop.h"
 #include "common/time.h"
-#include "daemon/match_api.h"
-#include "daemon/matches.h"
+#include "bus/matches.h"
 #include "daemon/tour_bus.h"
+#include "match/match.h"
 #include "tournament/glicko2.h"
 #include "tournament/openskill.h"
 #include "hardware/padbus.h"
@@ -480,12 +480,14 @@ static int start(struct service *s) {
         if (r < 0)
                 return log_error_errno(r, "cannot set up the database connection: %s", strerror(-r));
         s->deps.store = s->store;
-        r = matches_new(s->loop, s->store, s->events, &s->matches);
+        r = matches_new(s->loop, s->store, &s->matches);
         if (r < 0)
                 return log_error_errno(r, "out of memory");
         matches_set_spool(s->matches, s->spool, on_spool_failed, s);
-        s->deps.matches = match_api_ops();
-        s->deps.matches_userdata = s->matches;
+        r = api_match_events_observe(s->matches, s->events);
+        if (r < 0)
+                return log_error_errno(r, "cannot publish match events: %s", strerror(-r));
+        s->deps.matches = s->matches;
         r = api_tokens_watch(s->store, s->auth);
         if (r < 0)
                 return log_error_errno(r, "cannot watch API token changes: %s", strerror(-r));
@@ -519,7 +521,7 @@ static int start(struct service *s) {
         r = bus_pads_setup(s->bus, s->pads);
         if (r < 0)
                 return log_error_errno(r, "cannot export pads on D-Bus: %s", strerror(-r));
-        r = matches_set_bus(s->matches, s->bus);
+        r = bus_matches_setup(s->bus, s->matches);
         if (r < 0)
                 return log_error_errno(r, "cannot export matches on D-Bus: %s", strerror(-r));
         r = tour_bus_setup(s->bus, s->store);

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/match_json.h"
+#include "match/json.h"
 #include "engine/crash_pilot.h"
 #include "engine/rng.h"
 

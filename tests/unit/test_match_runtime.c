@@ -1,4 +1,4 @@
-/* The pure parts of the match runtime (daemon/matches.h): the replay check
+/* The pure parts of the match runtime (match/match.h): the replay check
  * that decides whether a rebuilt match may run, and the stored hash form. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "daemon/matches.h"
+#include "match/match.h"
 
 #define HASH      UINT64_C(0x0123456789abcdef)
 #define HASH_TEXT "0123456789abcdef"

@@ -1,4 +1,4 @@
-/* The spool record of a match input (daemon/match_store.h): it carries
+/* The spool record of a match input (store/matches.h): it carries
  * exactly the parameters of the input's INSERT, nulls included, survives a
  * trip through a real spool file, and anything else is refused. */
 #define _GNU_SOURCE
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/match_store.h"
+#include "store/matches.h"
 #include "store/spool.h"
 
 static const struct match_store_input full = {

@@ -1,4 +1,4 @@
-/* daemon/match_store.h — the SQL of the match runtime (migrations/0003).
+/* store/matches.h — the SQL of the match runtime (migrations/0003).
  *
  * Every statement is one round trip; the ones that write do it in one
  * statement (a data-modifying CTE), so an input and the match row it moves
@@ -6,8 +6,8 @@
  * all.  Parameters are text; NULL pointers are SQL NULL.  Results come to cb
  * as store_query's do.  Returns store_query's 0, -ENOTCONN or -ENOMEM.
  */
-#ifndef ARBITER_DAEMON_MATCH_STORE_H
-#define ARBITER_DAEMON_MATCH_STORE_H
+#ifndef ARBITER_STORE_MATCHES_H
+#define ARBITER_STORE_MATCHES_H
 
 #include <stdbool.h>
 #include <stddef.h>

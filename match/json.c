@@ -1,4 +1,4 @@
-/* daemon/match_json.c — engine values as JSON and back (match_json.h).
+/* match/json.c — engine values as JSON and back (json.h).
  *
  * Two directions with different duties.  Building JSON trusts the engine
  * but not blindly: a value JSON cannot carry, or an engine walk that is not
@@ -7,7 +7,7 @@
  * and range, and the first fault is reported by its field name so that the
  * REST layer can answer 400 with it as it is.
  */
-#include "daemon/match_json.h"
+#include "match/json.h"
 
 #include <errno.h>
 #include <limits.h>

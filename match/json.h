@@ -1,4 +1,4 @@
-/* daemon/match_json.h — engine values as JSON (jansson) and back.
+/* match/json.h — engine values as JSON (jansson) and back.
  *
  * The one place that knows the JSON shape of a game, a config, an input, an
  * output, a view and a result, so that REST replies, Server-Sent Events, the
@@ -22,8 +22,8 @@
  * Ownership: every json_t * returned is a new reference the caller
  * decrefs; json_t * arguments are borrowed.  Names returned are static.
  */
-#ifndef ARBITER_DAEMON_MATCH_JSON_H
-#define ARBITER_DAEMON_MATCH_JSON_H
+#ifndef ARBITER_MATCH_JSON_H
+#define ARBITER_MATCH_JSON_H
 
 #include <jansson.h>
 

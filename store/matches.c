@@ -1,4 +1,4 @@
-/* daemon/match_store.c — the SQL of the match runtime.  See match_store.h. */
+/* store/matches.c — the SQL of the match runtime.  See matches.h. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "common/log.h"
-#include "daemon/match_store.h"
+#include "store/matches.h"
 
 #define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 

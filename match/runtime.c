@@ -1,7 +1,7 @@
-/* daemon/matches.c — the match runtime: registry, clock, timers, the
+/* match/runtime.c — the match runtime: registry, clock, timers, the
  * write-then-publish input path and the replay on start-up.  The design is
- * in matches.h. */
-#include "daemon/matches.h"
+ * in match.h. */
+#include "match/match.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,13 +10,11 @@
 #include <string.h>
 #include <event2/event.h>
 
-#include "api/sse.h"
-#include "bus/matches.h"
 #include "common/log.h"
 #include "common/loop.h"
 #include "common/time.h"
-#include "daemon/match_json.h"
-#include "daemon/match_store.h"
+#include "match/json.h"
+#include "store/matches.h"
 #include "hardware/padbus.h"
 #include "store/spool.h"
 #include "store/store.h"
@@ -37,11 +35,11 @@
 struct matches {
         struct loop *loop;
         struct store *store;
-        struct sse_hub *hub;
         struct match *list;
         bool loading;
         struct padbus *pads;            /* NULL: presses are not judged */
-        struct bus *bus;                /* NULL: not on D-Bus */
+        struct match_observer obs[MATCH_MAX_OBSERVERS];
+        size_t n_obs;
         uint64_t unassigned_presses;
 
         /* The spool (matches.h, "The spool").  Invariant: while it holds
@@ -86,6 +84,13 @@ static void load_unfinished(struct matches *reg);
 
 static void held_end(struct matches *reg, struct match_held *h, size_t n, bool durable);
 
+/* Tells every observer; a NULL callback is skipped. */
+#define NOTIFY(reg, fn, ...) do { \
+        for (size_t i_ = 0; i_ < (reg)->n_obs; i_++) \
+                if ((reg)->obs[i_].fn) \
+                        (reg)->obs[i_].fn((reg)->obs[i_].userdata, __VA_ARGS__); \
+} while (0)
+
 static void match_free(struct match *m) {
         if (!m)
                 return;
@@ -106,7 +111,7 @@ static void match_release(struct match *m) {
         struct match **p;
 
         /* Announced while the bus can still read the object's interfaces. */
-        bus_matches_removed(m->reg->bus, m->id);
+        NOTIFY(m->reg, removed, m);
         for (p = &m->reg->list; *p; p = &(*p)->next)
                 if (*p == m) {
                         *p = m->next;
@@ -322,31 +327,6 @@ static void send_feedback(struct match *m, const struct eng_out *out) {
         }
 }
 
-/* Events go out on "match/<id>" with the match id and the input's seq
- * added; requests to the runtime are not published. */
-static void publish(struct match *m, const struct eng_input *in, const struct eng_out *out) {
-        char topic[MATCH_TOPIC_MAX];
-
-        if (!m->reg->hub)
-                return;
-        snprintf(topic, sizeof topic, "match/%" PRId64, m->id);
-        for (size_t i = 0; i < out->n; i++) {
-                const char *name;
-                json_t *j;
-
-                if (out->v[i].kind >= ENG_REQ_WINDOW_OPEN)
-                        continue;
-                j = match_json_output(m->game, &out->v[i], &name);
-                if (!j) {
-                        log_warning("match %" PRId64 ": cannot show output %s", m->id, name);
-                        continue;
-                }
-                json_object_set_new(j, "match", json_integer(m->id));
-                json_object_set_new(j, "seq", json_integer((json_int_t) in->seq));
-                sse_publish(m->reg->hub, topic, name, j);
-        }
-}
-
 /* An input is durable (stored, or spooled: ok) or could not be stored:
  * publish and answer, or mark the match stale. */
 static void input_written(struct match_write *w, bool ok, const char *error) {
@@ -364,8 +344,7 @@ static void input_written(struct match_write *w, bool ok, const char *error) {
         } else if (!m->released) {
                 log_debug("match %" PRId64 ": input %" PRIu64 " durable %" PRId64 " µs after it was made", m->id,
                           w->in.seq, now_usec() - w->made_usec);
-                publish(m, &w->in, &w->out);
-                bus_matches_published(m->reg->bus, m->id, m->game, &w->out);
+                NOTIFY(m->reg, published, m, &w->in, &w->out);
                 send_feedback(m, &w->out);
         }
         if (w->done)
@@ -595,7 +574,7 @@ static void on_match_stored(void *userdata, const PGresult *res, const char *err
         load_pads(m, json_object_get(j, "seats"));
         m->next = m->reg->list;
         m->reg->list = m;
-        bus_matches_added(m->reg->bus, m->id);
+        NOTIFY(m->reg, added, m);
         c->cb(c->userdata, m, j, NULL);
         json_decref(j);
         free(c);
@@ -656,16 +635,10 @@ int matches_create(struct matches *reg, const struct eng_game *g, const struct e
 static void on_aborted(void *userdata, const PGresult *res, const char *error) {
         struct match_abort_ctx *c = userdata;
         struct match *m = c->m;
-        char topic[MATCH_TOPIC_MAX];
 
         m->pending--;
-        if (res && !m->released && m->reg->hub) {
-                snprintf(topic, sizeof topic, "match/%" PRId64, m->id);
-                sse_publish(m->reg->hub, topic, "match_aborted", json_pack("{s:s, s:I}", "kind", "match_aborted",
-                                                                          "match", (json_int_t) m->id));
-        }
         if (res && !m->released)
-                bus_matches_changed(m->reg->bus, m->id);
+                NOTIFY(m->reg, aborted, m);
         c->done(c->userdata, m, res ? NULL : error);
         if (m->released && m->pending == 0)
                 match_free(m);
@@ -815,7 +788,7 @@ static void on_loaded(void *userdata, const PGresult *res, const char *error) {
                 }
                 m->next = reg->list;
                 reg->list = m;
-                bus_matches_added(reg->bus, m->id);
+                NOTIFY(reg, added, m);
                 judge_follow(m);
                 arm_timer(m);
                 live++;
@@ -1166,43 +1139,22 @@ void matches_set_pads(struct matches *reg, struct padbus *pads) {
         reg->pads = pads;
 }
 
-/* ---- D-Bus (bus/matches.h) ---------------------------------------------- */
+/* ---- observers ---------------------------------------------------------- */
 
-static int bus_lookup(void *userdata, int64_t id, struct bus_match_info *ret) {
-        struct match *m = matches_find(userdata, id);
-
-        if (!m)
-                return -ENOENT;
-        *ret = (struct bus_match_info) {
-                .id = m->id,
-                .game = m->game,
-                .state = m->state,
-                .state_name = match_state_name(m),
-                .n_seats = m->n_seats,
-                .window = m->window_open ? m->window : 0,
-        };
-        for (unsigned s = 0; s < m->n_seats && s < ENG_MAX_SEATS; s++) {
-                ret->names[s] = m->names[s];
-                ret->pads[s] = m->pads[s];
-        }
+int matches_observe(struct matches *reg, const struct match_observer *obs) {
+        if (reg->n_obs == MATCH_MAX_OBSERVERS)
+                return -ENOSPC;
+        reg->obs[reg->n_obs++] = *obs;
         return 0;
 }
 
-static size_t bus_list(void *userdata, int64_t *ids, size_t cap) {
-        struct matches *reg = userdata;
+size_t matches_ids(const struct matches *reg, int64_t *ids, size_t cap) {
         size_t n = 0;
 
         for (struct match *m = reg->list; m; m = m->next, n++)
                 if (n < cap)
                         ids[n] = m->id;
         return n;
-}
-
-static const struct bus_match_ops bus_ops = { .lookup = bus_lookup, .list = bus_list };
-
-int matches_set_bus(struct matches *reg, struct bus *b) {
-        reg->bus = b;
-        return bus_matches_setup(b, &bus_ops, reg);
 }
 
 struct store *matches_store(const struct matches *reg) {
@@ -1216,12 +1168,12 @@ struct match *matches_find(struct matches *reg, int64_t id) {
         return NULL;
 }
 
-int matches_new(struct loop *loop, struct store *store, struct sse_hub *hub, struct matches **ret) {
+int matches_new(struct loop *loop, struct store *store, struct matches **ret) {
         struct matches *reg = calloc(1, sizeof *reg);
 
         if (!reg)
                 return -ENOMEM;
-        *reg = (struct matches) { .loop = loop, .store = store, .hub = hub };
+        *reg = (struct matches) { .loop = loop, .store = store };
         reg->flush_retry = evtimer_new(loop_base(loop), on_flush_retry, reg);
         if (!reg->flush_retry) {
                 free(reg);

@@ -1,7 +1,9 @@
-/* daemon/matches.h — the match runtime: live matches, their clocks and
+/* match/match.h — the match runtime: live matches, their clocks and
  * timers, and the write-then-publish path of every input (DESIGN.md
- * section 5).  Internal to daemon/: match_api.c (REST) and match_store.c
- * (SQL) are its other halves.
+ * section 5).  Its REST side is api/matches.c and api/match_inputs.c, its
+ * D-Bus objects bus/matches.c, its SQL store/matches.c; it tells the first
+ * two what happens through observers (struct match_observer), so that it
+ * depends on neither.
  *
  * A match's lifecycle (the matches.state column; "needs referee" is a flag
  * beside it, set when a replay disagrees with what was stored):
@@ -104,8 +106,8 @@
  * Ownership: the registry owns its matches; a match stays allocated while
  * writes for it are in flight.
  */
-#ifndef ARBITER_DAEMON_MATCHES_H
-#define ARBITER_DAEMON_MATCHES_H
+#ifndef ARBITER_MATCH_MATCH_H
+#define ARBITER_MATCH_MATCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -114,14 +116,12 @@
 #include "engine/engine.h"
 #include "engine/judge.h"
 
-struct bus;
 struct event;
 struct loop;
 struct pad;
 struct pad_press;
 struct padbus;
 struct spool;
-struct sse_hub;
 struct store;
 struct matches;
 
@@ -194,7 +194,7 @@ typedef void (*match_done_fn)(void *userdata, struct match *m, int r, const stru
  * row as JSON (borrowed), or NULL with the database's error. */
 typedef void (*match_created_fn)(void *userdata, struct match *m, json_t *stored, const char *error);
 
-int matches_new(struct loop *loop, struct store *store, struct sse_hub *hub, struct matches **ret);
+int matches_new(struct loop *loop, struct store *store, struct matches **ret);
 void matches_free(struct matches *reg);        /* accepts NULL */
 
 /* Inputs go to spool (borrowed; open, and outliving reg) while the
@@ -208,9 +208,29 @@ void matches_set_spool(struct matches *reg, struct spool *spool, matches_fatal_f
  * judged and no feedback is sent. */
 void matches_set_pads(struct matches *reg, struct padbus *pads);
 
-/* Exports the live matches on D-Bus (bus/matches.h) and announces their
- * events there once stored; b may be NULL.  0 or -errno. */
-int matches_set_bus(struct matches *reg, struct bus *b);
+/* Who hears of the live matches (the SSE hub's publisher in api/, the
+ * D-Bus objects in bus/), so that match/ depends on neither.  Each callback
+ * may be NULL.  added: a match became live (created or rebuilt); removed:
+ * it is about to leave the registry (still findable); aborted: its row is
+ * now aborted; published: an input is durable, with what the engine
+ * answered (refused inputs too: out->refusal says so). */
+struct match_observer {
+        void (*added)(void *userdata, struct match *m);
+        void (*removed)(void *userdata, struct match *m);
+        void (*aborted)(void *userdata, struct match *m);
+        void (*published)(void *userdata, struct match *m, const struct eng_input *in,
+                          const struct eng_out *out);
+        void *userdata;
+};
+/* Observers a registry keeps: the SSE publisher and D-Bus, with room. */
+#define MATCH_MAX_OBSERVERS     4
+
+/* Adds an observer (copied).  0, or -ENOSPC. */
+int matches_observe(struct matches *reg, const struct match_observer *obs);
+
+/* Writes up to cap live match ids to ids, in registry order, and returns
+ * how many there are in all (may exceed cap: ask again with more room). */
+size_t matches_ids(const struct matches *reg, int64_t *ids, size_t cap);
 
 /* A press from the pad bus as soon as it is received (padbus_events.received,
  * before the driver's settle window): judged for the running match that has

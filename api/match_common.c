@@ -1,0 +1,153 @@
+/* api/match_common.c — what the match resources share: the stored match
+ * with the live engine's view added, the live match of a request, and how a
+ * failed database write is answered.
+ *
+ * Reads of a match come from the database row, with the live engine's view
+ * and provisional result added while the match is live.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <microhttpd.h>
+
+#include "api/handlers.h"
+#include "api/problem.h"
+#include "match/json.h"
+#include "match/match.h"
+#include "store/matches.h"
+
+#define NUM_MAX                 24
+
+void api_match_store_failed(struct api_request *req, int r) {
+        if (r == -ENOTCONN)
+                api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                  "the database is not reachable right now, and inputs are stored before they "
+                                  "count; see /v1/health and try again shortly");
+        else
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the match could not take it: %s",
+                                  strerror(-r));
+}
+
+/* The stored row, plus the live engine's view while the match is live. */
+json_t *api_match_resource(struct matches *reg, json_t *row) {
+        json_t *j = json_deep_copy(row);
+        struct match *m = matches_find(reg, json_integer_value(json_object_get(row, "id")));
+        struct eng_result res;
+
+        if (!j)
+                return NULL;
+        if (m && !m->stale) {
+                json_object_set_new(j, "state", json_string(match_state_name(m)));
+                json_object_set_new(j, "view", match_json_view(m->game, m->state, ENG_VIEW_PUBLIC, -1));
+                json_object_set_new(j, "ignored_presses", json_integer((json_int_t) m->ignored_presses));
+                if (!m->aborted && m->game->result(m->state, &res) == 0)
+                        json_object_set_new(j, "result", match_json_result(m->game, &res));
+        } else {
+                json_object_set_new(j, "view", json_null());
+        }
+        return j;
+}
+
+struct get_ctx {
+        struct matches *reg;
+        struct api_request *req;
+        unsigned status;
+        int64_t id;
+};
+
+static void on_row(void *userdata, const PGresult *res, const char *error) {
+        struct get_ctx *c = userdata;
+        json_t *row;
+
+        if (!res)
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the match failed: %s", error);
+        else if (PQntuples(res) == 0)
+                api_reply_problem(c->req, MHD_HTTP_NOT_FOUND, "there is no match %s", route_param(&c->req->match, "id"));
+        else if (!(row = json_loads(PQgetvalue(res, 0, 0), 0, NULL)))
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the database returned a match that is not JSON");
+        else {
+                api_reply_json(c->req, c->status, api_match_resource(c->reg, row));
+                json_decref(row);
+        }
+        free(c);
+}
+
+/* Replies with the stored match (404 when there is none). */
+void api_match_reply(struct matches *reg, struct api_request *req, int64_t id, unsigned status) {
+        struct get_ctx *c = calloc(1, sizeof *c);
+        char id_s[NUM_MAX];
+        int r;
+
+        if (!c) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                return;
+        }
+        *c = (struct get_ctx) { .reg = reg, .req = req, .status = status };
+        snprintf(id_s, sizeof id_s, "%" PRId64, id);
+        r = match_store_get(matches_store(reg), id_s, on_row, c);
+        if (r < 0) {
+                free(c);
+                api_match_store_failed(req, r);
+        }
+}
+
+/* A match that is not live: 404 when unknown, 409 saying why it takes no
+ * more inputs otherwise. */
+static void on_not_live(void *userdata, const PGresult *res, const char *error) {
+        struct get_ctx *c = userdata;
+        json_t *row;
+
+        if (!res)
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the match failed: %s", error);
+        else if (PQntuples(res) == 0)
+                api_reply_problem(c->req, MHD_HTTP_NOT_FOUND, "there is no match %s", route_param(&c->req->match, "id"));
+        else if ((row = json_loads(PQgetvalue(res, 0, 0), 0, NULL))) {
+                const char *why = json_string_value(json_object_get(row, "needs_referee"));
+                if (why)
+                        api_reply_problem(c->req, MHD_HTTP_CONFLICT,
+                                          "match %s needs a referee and is not run: %s", route_param(&c->req->match, "id"), why);
+                else
+                        api_reply_problem(c->req, MHD_HTTP_CONFLICT, "match %s is %s; it takes no more inputs",
+                                          route_param(&c->req->match, "id"),
+                                          json_string_value(json_object_get(row, "state")));
+                json_decref(row);
+        } else
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the database returned a match that is not JSON");
+        free(c);
+}
+
+/* The live match with id, or NULL after replying (503 while matches are
+ * being rebuilt, else 404 or 409 from the database). */
+struct match *api_match_live(struct matches *reg, struct api_request *req, int64_t id) {
+        struct match *m = matches_find(reg, id);
+        char id_s[NUM_MAX];
+        struct get_ctx *c;
+        int r;
+
+        if (m && !m->stale && !m->aborted)
+                return m;
+        if (m && m->stale) {
+                api_match_store_failed(req, -ENOTCONN);
+                return NULL;
+        }
+        if (matches_loading(reg)) {
+                api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                  "unfinished matches are being rebuilt after a start; try again in a moment");
+                return NULL;
+        }
+        c = calloc(1, sizeof *c);
+        if (!c) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                return NULL;
+        }
+        *c = (struct get_ctx) { .reg = reg, .req = req };
+        snprintf(id_s, sizeof id_s, "%" PRId64, id);
+        r = match_store_get(matches_store(reg), id_s, on_not_live, c);
+        if (r < 0) {
+                free(c);
+                api_match_store_failed(req, r);
+        }
+        return NULL;
+}
