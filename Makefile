@@ -60,6 +60,14 @@ IO_OBJS    := $(IO_SRCS:%.c=$(BUILD)/%.o)
 LIB        := $(BUILD)/libarbiter.a
 DAEMON     := $(BUILD)/arbiterd
 
+# A game registered only in test builds (tests/games/, docs/engine.md): its
+# engine is pure like engine/, and tests/games/registry.c is the list of
+# games of the test daemon and of the unit tests, instead of
+# engine/registry.c.
+GAME_SRCS  := $(wildcard tests/games/*.c)
+GAME_OBJS  := $(GAME_SRCS:%.c=$(BUILD)/%.o)
+TEST_DAEMON := $(BUILD)/tests/arbiterd-test
+
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(UNIT_SRCS:%.c=$(BUILD)/%)
 INTEG_SRCS := $(wildcard tests/integration/test_*.c)
@@ -136,7 +144,7 @@ build-fuzz/router_fuzz: tests/fuzz/router_fuzz.c api/router.c $(LIB)
 
 build: $(DAEMON) $(TOOL_BINS)
 
-build-tests: build check-layers $(UNIT_BINS) $(INTEG_BINS)
+build-tests: build check-layers $(UNIT_BINS) $(INTEG_BINS) $(TEST_DAEMON)
 
 # Each directory includes only what docs/architecture.md allows it, and
 # engine/ and tournament/ include no library at all.
@@ -172,9 +180,22 @@ $(BUILD)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(BASEFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIB)
+# The games' objects come before the library, so that the test registry's
+# eng_games is the one linked (engine/registry.o is then never pulled).
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(GAME_OBJS) $(LIB)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) $(TEST_LIBS) -lm
+
+$(TEST_DAEMON): $(BUILD)/daemon/main.o $(GAME_OBJS) $(LIB)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# A game is built as the pure engines are: with no library flags, so that an
+# include of anything but engine/ and libc fails to compile.
+$(GAME_OBJS): $(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(BASEFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/integration/%: $(BUILD)/tests/integration/%.o $(INTEG_LIB) $(LIB)
 	@echo "  LINK    $@"

@@ -80,6 +80,8 @@ struct api_request {
         struct route_match match;
         enum auth_role role;             /* of the token presented; AUTH_ROLE_NONE without one */
         int64_t token_id;                /* 0 without a token */
+        int64_t token_match;             /* a seat token's match; else 0 */
+        int token_seat;                  /* a seat token's seat, 1-based; else 0 */
         char token_name[64];             /* for audit trails ("who") */
         json_t *body;                    /* parsed JSON body, or NULL when there was none */
 };
@@ -127,8 +129,10 @@ void api_reply_stream(struct api_request *req, struct MHD_Response *response);
  * and "pad_removed" with the pad, "pressed" with the press.  Failures are
  * logged; hub may be NULL. */
 /* Replies with a Server-Sent Events stream of topic (a topic or prefix;
- * NULL or "": everything), resumed after the request's Last-Event-ID. */
-void api_events_stream(struct api_request *req, const char *topic);
+ * NULL or "": everything) in scope (api/sse.h "Scopes"; NULL: the public,
+ * the only one a client names itself), resumed after the request's
+ * Last-Event-ID. */
+void api_events_stream(struct api_request *req, const char *topic, const char *scope);
 void api_events_pad(struct sse_hub *hub, const char *event, const struct pad *pad);
 void api_events_press(struct sse_hub *hub, const struct pad_press *press);
 
@@ -156,6 +160,10 @@ typedef void (*api_token_created_fn)(void *userdata, const char *token, json_t *
                                      const char *error);
 int api_tokens_create(struct store *store, const char *name, enum auth_role role,
                       const char *created_by, api_token_created_fn cb, void *userdata);
+/* Creates a seat token for seat (1-based) of match, revoking the seat's
+ * previous one; cb as api_tokens_create's.  -EINVAL, -ENOTCONN. */
+int api_seat_token_create(struct store *store, int64_t match_id, int seat, const char *created_by,
+                          api_token_created_fn cb, void *userdata);
 /* NULL when name is acceptable for a token or a table (1 to 64 bytes, no
  * control characters), otherwise why not. */
 const char *api_name_problem(const char *name);

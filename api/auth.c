@@ -16,6 +16,7 @@ struct auth {
 
 static const char *const role_names[] = {
         [AUTH_ROLE_NONE] = "none",
+        [AUTH_ROLE_SEAT] = "seat",
         [AUTH_ROLE_DISPLAY] = "display",
         [AUTH_ROLE_REFEREE] = "referee",
         [AUTH_ROLE_ADMIN] = "admin",
@@ -61,6 +62,20 @@ int auth_replace(struct auth *a, const struct auth_entry *entries, size_t n) {
         a->entries = copy;
         a->n = n;
         a->loaded = true;
+        return 0;
+}
+
+int auth_add(struct auth *a, const struct auth_entry *e) {
+        struct auth_entry *grown = realloc(a->entries, (a->n + 1) * sizeof *grown);
+
+        if (!grown)
+                return -ENOMEM;
+        a->entries = grown;
+        grown[a->n] = *e;
+        grown[a->n].name = strdup(e->name ? e->name : "");
+        if (!grown[a->n].name)
+                return -ENOMEM;
+        a->n++;
         return 0;
 }
 
@@ -165,7 +180,7 @@ const char *auth_role_to_string(enum auth_role r) {
 }
 
 int auth_role_from_string(const char *s) {
-        for (int r = AUTH_ROLE_DISPLAY; r <= AUTH_ROLE_ADMIN; r++)
+        for (int r = AUTH_ROLE_SEAT; r <= AUTH_ROLE_ADMIN; r++)
                 if (s && strcmp(s, role_names[r]) == 0)
                         return r;
         return -EINVAL;

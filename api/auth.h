@@ -5,8 +5,10 @@
  * keeps its SHA-256 in lowercase hex; a token this strong needs no slow KDF,
  * and a plain hash lets a lookup be one comparison of digests.
  *
- * Roles are ordered: display < referee < admin; a request needs a role at
- * least as high as the route's.  The daemon keeps an in-memory cache of the
+ * Roles are ordered: seat < display < referee < admin; a request needs a
+ * role at least as high as the route's.  A seat token is for one seat of
+ * one match (a player's station): the routes that take it check that the
+ * match and seat are its own.  The daemon keeps an in-memory cache of the
  * live tokens (reloaded whenever the api_tokens table notifies a change), so
  * checking a request never waits for the database and keeps working while
  * the database is down.
@@ -27,6 +29,7 @@
 
 enum auth_role {
         AUTH_ROLE_NONE = 0,     /* no token: open reads only */
+        AUTH_ROLE_SEAT,         /* one seat of one match: its view, its stream, its own inputs */
         AUTH_ROLE_DISPLAY,
         AUTH_ROLE_REFEREE,
         AUTH_ROLE_ADMIN,
@@ -36,6 +39,8 @@ struct auth_entry {
         int64_t id;
         char *name;
         enum auth_role role;
+        int64_t match_id;       /* AUTH_ROLE_SEAT: the match it is for; else 0 */
+        int seat;               /* AUTH_ROLE_SEAT: its seat, 1-based; else 0 */
         char hash[AUTH_HASH_HEX_LEN + 1];
 };
 
@@ -46,6 +51,9 @@ void auth_free(struct auth *a);
 
 /* Replaces the cache with entries (copied).  Marks the cache loaded. */
 int auth_replace(struct auth *a, const struct auth_entry *entries, size_t n);
+/* Adds one entry (copied) at once, for a token just created: the reload
+ * its NOTIFY brings replaces the cache a moment later.  0 or -ENOMEM. */
+int auth_add(struct auth *a, const struct auth_entry *e);
 bool auth_loaded(const struct auth *a);
 size_t auth_count(const struct auth *a);
 
@@ -63,7 +71,7 @@ bool auth_token_well_formed(const char *s);
 void auth_token_hash(const char *token, char out[AUTH_HASH_HEX_LEN + 1]);
 
 const char *auth_role_to_string(enum auth_role r);
-/* "admin", "referee", "display" → role; -EINVAL otherwise. */
+/* "admin", "referee", "display", "seat" → role; -EINVAL otherwise. */
 int auth_role_from_string(const char *s);
 
 #endif

@@ -62,10 +62,10 @@ static void stream_free(void *cls) {
 }
 
 void handle_events(struct api_request *req) {
-        api_events_stream(req, MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "topic"));
+        api_events_stream(req, MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "topic"), NULL);
 }
 
-void api_events_stream(struct api_request *req, const char *topic) {
+void api_events_stream(struct api_request *req, const char *topic, const char *scope) {
         const char *last = MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, "Last-Event-ID");
         struct MHD_Response *response;
         struct sse_stats stats;
@@ -93,7 +93,7 @@ void api_events_stream(struct api_request *req, const char *topic) {
         }
         st->server = req->server;
         st->connection = req->connection;
-        r = sse_subscribe(req->deps->events, topic, last, stream_wake, st, &st->sub);
+        r = sse_subscribe(req->deps->events, topic, scope, last, stream_wake, st, &st->sub);
         if (r < 0) {
                 free(st);
                 sse_hub_stats(req->deps->events, &stats);

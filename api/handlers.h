@@ -35,6 +35,11 @@ void handle_match_pause(struct api_request *req);
 void handle_match_resume(struct api_request *req);
 void handle_match_abort(struct api_request *req);
 void handle_match_input(struct api_request *req);
+void handle_match_preview(struct api_request *req);
+void handle_match_seat_events(struct api_request *req);
+void handle_match_seat_token(struct api_request *req);
+void handle_match_referee(struct api_request *req);
+void handle_match_referee_events(struct api_request *req);
 void handle_players_list(struct api_request *req);
 void handle_players_create(struct api_request *req);
 void handle_player_get(struct api_request *req);
@@ -85,9 +90,22 @@ void api_match_store_failed(struct api_request *req, int r);
 json_t *api_match_resource(struct matches *reg, json_t *row);
 /* Replies with the stored match (404 when there is none). */
 void api_match_reply(struct matches *reg, struct api_request *req, int64_t id, unsigned status);
+/* Whether the request's token may act on match id (a seat token only on
+ * its own match; a display token never): true, or false after replying
+ * 401 or 403. */
+bool api_match_may_act(struct api_request *req, int64_t id);
+/* Whether it may see seat (1-based) of match id: that seat's token, or a
+ * referee's.  true, or false after replying 401 or 403. */
+bool api_match_may_see_seat(struct api_request *req, int64_t id, int seat);
 /* The live match with id, or NULL after replying (503 while matches are
  * being rebuilt, else 404 or 409 from the database). */
 struct match *api_match_live(struct matches *reg, struct api_request *req, int64_t id);
+
+/* A match's SSE topic, "match/<id>", and the scope of its seat's events
+ * (seat >= 0: "match/<id>/seat/<seat + 1>") or its referee's
+ * ("match/<id>/referee"): api/match_events.c. */
+void api_match_topic(int64_t id, char topic[static 48]);
+void api_match_scope(int64_t id, int seat, char scope[static 48]);
 
 /* A match created for another resource (borrowed), or NULL when its
  * creation failed and the request has been answered with why. */
@@ -97,6 +115,9 @@ typedef void (*api_match_created_fn)(void *userdata, json_t *match);
  * to req (400 naming the field, 503) and done gets NULL; a negative return
  * means done will not be called. */
 int api_match_create_for(struct api_request *req, json_t *spec, api_match_created_fn done, void *userdata);
+/* A match's "confirm" (POST /v1/matches, a stage's "confirm"): 0 with the
+ * values, or -EINVAL with a message naming the member in err. */
+int api_match_confirm_from(json_t *v, bool *ret_confirm, int64_t *ret_timeout_s, char *err, size_t len);
 /* Whether config is a valid match config of game: 0, or -EINVAL with a
  * message naming the field ("match_config.reveal...") in err. */
 int api_match_check_config(const char *game, json_t *config, char *err, size_t len);

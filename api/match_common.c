@@ -30,6 +30,31 @@ void api_match_store_failed(struct api_request *req, int r) {
                                   strerror(-r));
 }
 
+bool api_match_may_act(struct api_request *req, int64_t id) {
+        if (req->role >= AUTH_ROLE_REFEREE || (req->role == AUTH_ROLE_SEAT && req->token_match == id))
+                return true;
+        if (req->role == AUTH_ROLE_NONE)
+                api_reply_problem(req, MHD_HTTP_UNAUTHORIZED, "this needs a referee's token, or the seat token of "
+                                  "a seat of match %" PRId64 " (POST /v1/matches/%" PRId64 "/seats/{seat}/token)", id, id);
+        else
+                api_reply_problem(req, MHD_HTTP_FORBIDDEN, "token \"%s\" may not act on match %" PRId64
+                                  ": it needs a referee's token or one of its seats'", req->token_name, id);
+        return false;
+}
+
+bool api_match_may_see_seat(struct api_request *req, int64_t id, int seat) {
+        if (req->role >= AUTH_ROLE_REFEREE ||
+            (req->role == AUTH_ROLE_SEAT && req->token_match == id && req->token_seat == seat))
+                return true;
+        if (req->role == AUTH_ROLE_NONE)
+                api_reply_problem(req, MHD_HTTP_UNAUTHORIZED, "a seat's view is private: it needs that seat's token "
+                                  "(POST /v1/matches/%" PRId64 "/seats/%d/token makes one) or a referee's", id, seat);
+        else
+                api_reply_problem(req, MHD_HTTP_FORBIDDEN, "token \"%s\" may not see seat %d of match %" PRId64
+                                  "; only that seat's token or a referee's may", req->token_name, seat, id);
+        return false;
+}
+
 /* The stored row, plus the live engine's view while the match is live. */
 json_t *api_match_resource(struct matches *reg, json_t *row) {
         json_t *j = json_deep_copy(row);
@@ -41,9 +66,12 @@ json_t *api_match_resource(struct matches *reg, json_t *row) {
         if (m && !m->stale) {
                 json_object_set_new(j, "state", json_string(match_state_name(m)));
                 json_object_set_new(j, "view", match_json_view(m->game, m->state, ENG_VIEW_PUBLIC, -1));
+                json_object_set_new(j, "game_pause", m->game->game_pause && m->game->game_pause(m->state)
+                                                     ? json_string(m->game->game_pause(m->state)) : json_null());
                 json_object_set_new(j, "ignored_presses", json_integer((json_int_t) m->ignored_presses));
+                json_object_set_new(j, "unrouted_presses", json_integer((json_int_t) m->unrouted_presses));
                 if (!m->aborted && m->game->result(m->state, &res) == 0)
-                        json_object_set_new(j, "result", match_json_result(m->game, &res));
+                        json_object_set_new(j, "result", match_json_result(m->game, m->state, &res));
         } else {
                 json_object_set_new(j, "view", json_null());
         }

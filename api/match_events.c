@@ -2,46 +2,89 @@
  * durable input's events on topic "match/<id>", as match/json.h shows
  * them, with the match id and the input's seq added; requests to the
  * runtime (windows, pad feedback) are not published.  An abort is
- * "match_aborted". */
+ * "match_aborted".
+ *
+ * Audiences (engine/engine.h).  An event every field of which is public is
+ * published once, for everyone.  Any other goes out in renderings: the
+ * public one (if the public hears it at all, without the fields it may not
+ * see), one for the event's seat in scope "match/<id>/seat/<n>", and the
+ * referee's in scope "match/<id>/referee" (api/sse.h, "Scopes"); only the
+ * seat and referee streams subscribe in those scopes, behind their
+ * tokens. */
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "api/api.h"
+#include <string.h>
+
+#include "api/handlers.h"
 #include "api/sse.h"
 #include "common/log.h"
 #include "match/json.h"
 #include "match/match.h"
 
-static void topic_of(const struct match *m, char topic[static MATCH_TOPIC_MAX]) {
-        snprintf(topic, MATCH_TOPIC_MAX, "match/%" PRId64, m->id);
+void api_match_topic(int64_t id, char topic[static MATCH_TOPIC_MAX]) {
+        snprintf(topic, MATCH_TOPIC_MAX, "match/%" PRId64, id);
+}
+
+void api_match_scope(int64_t id, int seat, char scope[static MATCH_TOPIC_MAX]) {
+        if (seat >= 0)
+                snprintf(scope, MATCH_TOPIC_MAX, "match/%" PRId64 "/seat/%d", id, seat + 1);
+        else
+                snprintf(scope, MATCH_TOPIC_MAX, "match/%" PRId64 "/referee", id);
+}
+
+/* One rendering, with the match and the input it came from. */
+static json_t *event_for(const struct match *m, const struct eng_input *in, const struct eng_output *o,
+                         const struct match_reader *reader) {
+        json_t *j = match_json_output(m->game, m->state, o, reader, NULL);
+
+        if (j) {
+                json_object_set_new(j, "match", json_integer(m->id));
+                json_object_set_new(j, "seq", json_integer((json_int_t) in->seq));
+        }
+        return j;
 }
 
 static void on_published(void *userdata, struct match *m, const struct eng_input *in, const struct eng_out *out) {
         struct sse_hub *hub = userdata;
-        char topic[MATCH_TOPIC_MAX];
+        char topic[MATCH_TOPIC_MAX], seat_scope[MATCH_TOPIC_MAX], referee_scope[MATCH_TOPIC_MAX];
 
-        topic_of(m, topic);
+        api_match_topic(m->id, topic);
+        api_match_scope(m->id, ENG_SEAT_TABLE, referee_scope);
         for (size_t i = 0; i < out->n; i++) {
-                const char *name;
-                json_t *j;
+                const struct eng_output *o = &out->v[i];
+                struct sse_variant v[2];
+                size_t n = 0;
+                int r;
 
-                if (out->v[i].kind >= ENG_REQ_WINDOW_OPEN)
+                if (eng_output_is_request(o))
                         continue;
-                j = match_json_output(m->game, &out->v[i], &name);
-                if (!j) {
-                        log_warning("match %" PRId64 ": cannot show output %s", m->id, name);
-                        continue;
+                if (match_json_all_public(o)) {
+                        r = sse_publish(hub, topic, o->def->name, event_for(m, in, o, &match_public));
+                } else {
+                        if (o->seat >= 0) {
+                                struct match_reader seat = { .audience = ENG_VIEW_SEAT, .seat = o->seat };
+
+                                api_match_scope(m->id, o->seat, seat_scope);
+                                v[n++] = (struct sse_variant) { .scope = seat_scope,
+                                                                .data = event_for(m, in, o, &seat) };
+                        }
+                        v[n++] = (struct sse_variant) { .scope = referee_scope,
+                                                        .data = event_for(m, in, o, &match_referee) };
+                        r = sse_publish_scoped(hub, topic, o->def->name,
+                                               match_json_hears(o, &match_public) ? event_for(m, in, o, &match_public)
+                                                                                  : NULL,
+                                               v, n);
                 }
-                json_object_set_new(j, "match", json_integer(m->id));
-                json_object_set_new(j, "seq", json_integer((json_int_t) in->seq));
-                sse_publish(hub, topic, name, j);
+                if (r < 0)
+                        log_warning("match %" PRId64 ": cannot publish %s: %s", m->id, o->def->name, strerror(-r));
         }
 }
 
 static void on_aborted(void *userdata, struct match *m) {
         char topic[MATCH_TOPIC_MAX];
 
-        topic_of(m, topic);
+        api_match_topic(m->id, topic);
         sse_publish(userdata, topic, "match_aborted",
                     json_pack("{s:s, s:I}", "kind", "match_aborted", "match", (json_int_t) m->id));
 }

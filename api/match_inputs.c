@@ -1,8 +1,13 @@
 /* api/match_inputs.c — the inputs to a live match over REST: start,
- * pause, resume, abort and POST /v1/matches/{id}/inputs.
+ * pause, resume, abort, POST /v1/matches/{id}/inputs and its preview.
  *
- * validate → apply → store → publish → reply (DESIGN.md section 8): a
- * request that changes a match is answered only once its input is stored.
+ * validate → authorize → apply → store → publish → reply: a request that
+ * changes a match is answered only once its input is stored.  An input is
+ * named by its kind (the game's vocabulary, GET /v1/games/{game}) and its
+ * fields are checked against the game's table: 400 names the field.  Who
+ * may send it is the input's own rule (engine.h, ENG_FROM_*): a referee
+ * token sends the referee's inputs, a seat token (POST
+ * /v1/matches/{id}/seats/{n}/token) its own seat's, for its match only.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,9 +20,10 @@
 #include "api/problem.h"
 #include "match/json.h"
 #include "match/match.h"
-#include "store/matches.h"
 
-#define NUM_MAX                 24
+/* A referee's reason for an input (a void), stored with it. */
+#define REASON_MAX              MATCH_REASON_MAX
+
 /* The runtime, or a 503 when this daemon runs without one. */
 static struct matches *runtime(struct api_request *req) {
         if (!req->deps->matches)
@@ -25,32 +31,42 @@ static struct matches *runtime(struct api_request *req) {
         return req->deps->matches;
 }
 
-/* Calls are small game-defined numbers; names are looked up among these. */
-#define CALL_SEARCH_MAX         64
-
 /* What to do about each refusal, for the 409's detail. */
 static const char *refusal_text(enum eng_refusal r) {
         switch (r) {
-        case ENG_REFUSED_STATE:       return "the match is not in a state that allows it (not started, already started, paused, …)";
+        case ENG_REFUSED_STATE:       return "the match is not in a state that allows it (not started, already started, paused, provisional, nothing to confirm, …)";
         case ENG_REFUSED_TOO_LATE:    return "it answers a card whose window has closed";
-        case ENG_REFUSED_NOT_ALLOWED: return "this seat may not act now (out, or not in the tiebreak)";
-        case ENG_REFUSED_INVALID:     return "the engine finds it malformed (no such call, op or seat, or a press time outside the open window)";
-        case ENG_REFUSED_FINISHED:    return "the match is over";
+        case ENG_REFUSED_NOT_ALLOWED: return "this seat may not act now";
+        case ENG_REFUSED_INVALID:     return "the engine finds it malformed (no such call, card, seat or input to void, or a press time outside the open window)";
+        case ENG_REFUSED_FINISHED:    return "the match is over, or its result is final";
         case ENG_REFUSED_NOT_DUE:     return "nothing is due yet";
         case ENG_REFUSED_UNSUPPORTED: return "this game has no use for this kind of input";
         default:                      return "the engine refused it";
         }
 }
 
-/* ---- inputs ------------------------------------------------------------ */
-
-static json_t *refusal_problem(const struct eng_input *in, enum eng_refusal refusal) {
-        json_t *p = problem_new(MHD_HTTP_CONFLICT, "refused (%s): %s; the input is logged as seq %" PRIu64,
-                                eng_refusal_name(refusal), refusal_text(refusal), in->seq);
+static json_t *refusal_problem(const struct eng_input *in, enum eng_refusal refusal, bool preview) {
+        json_t *p = preview ? problem_new(MHD_HTTP_CONFLICT, "it would be refused (%s): %s; nothing was stored",
+                                          eng_refusal_name(refusal), refusal_text(refusal))
+                            : problem_new(MHD_HTTP_CONFLICT, "refused (%s): %s; the input is logged as seq %" PRIu64,
+                                          eng_refusal_name(refusal), refusal_text(refusal), in->seq);
         problem_set(p, "refusal", json_string(eng_refusal_name(refusal)));
         problem_set(p, "seq", json_integer((json_int_t) in->seq));
         return p;
 }
+
+/* Who reads what a request gets back: its token's audience. */
+static struct match_reader reader_of(const struct api_request *req) {
+        if (req->role == AUTH_ROLE_SEAT)
+                return (struct match_reader) { .audience = ENG_VIEW_SEAT, .seat = req->token_seat - 1 };
+        return match_referee;
+}
+
+static json_t *view_for(const struct match *m, const void *state, const struct match_reader *reader) {
+        return match_json_view(m->game, state, reader->audience, reader->seat);
+}
+
+/* ---- start, pause, resume, abort ---------------------------------------- */
 
 static void on_control_done(void *userdata, struct match *m, int r, const struct eng_input *in,
                             const struct eng_out *out, const char *error) {
@@ -59,7 +75,7 @@ static void on_control_done(void *userdata, struct match *m, int r, const struct
         if (r < 0)
                 api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE, "the input could not be stored: %s", error);
         else if (out->refusal != ENG_ACCEPTED)
-                api_reply_problem_json(req, refusal_problem(in, out->refusal));
+                api_reply_problem_json(req, refusal_problem(in, out->refusal, false));
         else
                 api_match_reply(m->reg, req, m->id, MHD_HTTP_OK);
 }
@@ -73,171 +89,211 @@ static void on_abort_done(void *userdata, struct match *m, const char *error) {
                 api_match_reply(m->reg, req, m->id, MHD_HTTP_OK);
 }
 
-static void control(struct api_request *req, const char *action) {
-        struct eng_input in = { .seat = ENG_SEAT_TABLE };
+static void control(struct api_request *req, enum eng_input_kind kind) {
+        struct eng_input in = { .seat = ENG_SEAT_TABLE, .kind = kind };
         struct match *m;
         long long id;
         int r;
 
         if (!id_param(req, "id", &id) || !runtime(req) || !(m = api_match_live(req->deps->matches, req, id)))
                 return;
-        if (strcmp(action, "abort") == 0) {
-                r = match_abort(m, req->token_name, on_abort_done, req);
-                if (r == -EALREADY)
-                        api_reply_problem(req, MHD_HTTP_CONFLICT, "match %lld is %s; only a match that has "
-                                          "not finished can be aborted", id, match_state_name(m));
-                else if (r < 0)
-                        api_match_store_failed(req, r);
-                return;
-        }
-        in.kind = strcmp(action, "start") == 0 ? ENG_IN_START : strcmp(action, "pause") == 0 ? ENG_IN_PAUSE : ENG_IN_RESUME;
-        r = match_submit(m, &in, MATCH_SOURCE_REFEREE, req->token_name, on_control_done, req);
+        r = match_submit(m, &in, MATCH_SOURCE_REFEREE, req->token_name, NULL, on_control_done, req);
         if (r < 0)
                 api_match_store_failed(req, r);
 }
+
+void handle_match_start(struct api_request *req) { control(req, ENG_IN_START); }
+void handle_match_pause(struct api_request *req) { control(req, ENG_IN_PAUSE); }
+void handle_match_resume(struct api_request *req) { control(req, ENG_IN_RESUME); }
+
+void handle_match_abort(struct api_request *req) {
+        struct match *m;
+        long long id;
+        int r;
+
+        if (!id_param(req, "id", &id) || !runtime(req) || !(m = api_match_live(req->deps->matches, req, id)))
+                return;
+        r = match_abort(m, req->token_name, on_abort_done, req);
+        if (r == -EALREADY)
+                api_reply_problem(req, MHD_HTTP_CONFLICT, "match %lld is %s; only a match whose result is not final "
+                                  "can be aborted", id, match_state_name(m));
+        else if (r < 0)
+                api_match_store_failed(req, r);
+}
+
+/* ---- inputs ---------------------------------------------------------------- */
+
+/* The inputs an accepted void voided, as the log shows them, for re-entry. */
+static json_t *voided_json(const struct match *m, uint64_t seq) {
+        json_t *a = json_array();
+
+        for (size_t i = 0; a && i < m->n_log; i++)
+                if (m->log[i].voided_by == seq)
+                        json_array_append_new(a, match_json_input_to(m->game, &m->log[i].in));
+        return a;
+}
+
+struct input_ctx {
+        struct api_request *req;
+        struct match_reader reader;
+};
 
 static void on_input_done(void *userdata, struct match *m, int r, const struct eng_input *in,
                           const struct eng_out *out, const char *error) {
-        struct api_request *req = userdata;
-        json_t *events;
+        struct input_ctx *c = userdata;
+        struct api_request *req = c->req;
+        json_t *body;
 
         if (r < 0) {
                 api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE, "the input could not be stored: %s", error);
-                return;
+        } else if (out->refusal != ENG_ACCEPTED) {
+                api_reply_problem_json(req, refusal_problem(in, out->refusal, false));
+        } else {
+                body = json_pack("{s:I, s:s, s:o, s:o}", "seq", (json_int_t) in->seq, "state", match_state_name(m),
+                                 "events", match_json_outputs(m->game, m->state, out, &c->reader),
+                                 "view", view_for(m, m->state, &c->reader));
+                if (body && c->reader.audience == ENG_VIEW_REFEREE)
+                        json_object_set_new(body, "explanation", match_json_explain(m->game, m->state, out));
+                if (body && in->kind == ENG_IN_VOID)
+                        json_object_set_new(body, "voided", voided_json(m, in->seq));
+                api_reply_json(req, MHD_HTTP_OK, body);
         }
-        if (out->refusal != ENG_ACCEPTED) {
-                api_reply_problem_json(req, refusal_problem(in, out->refusal));
-                return;
-        }
-        events = json_array();
-        for (size_t i = 0; i < out->n; i++)
-                if (out->v[i].kind < ENG_REQ_WINDOW_OPEN)
-                        json_array_append_new(events, match_json_output(m->game, &out->v[i], NULL));
-        api_reply_json(req, MHD_HTTP_OK, json_pack("{s:I, s:s, s:o, s:o}", "seq", (json_int_t) in->seq,
-                                                   "state", match_state_name(m), "events", events,
-                                                   "view", match_json_view(m->game, m->state, ENG_VIEW_PUBLIC, -1)));
+        free(c);
 }
 
-/* A seat of this match from its 1-based JSON number; replies 404 naming
- * "seat" when the match has no such seat, 400 when it is not a number. */
-static bool seat_of(struct api_request *req, const struct match *m, json_t *j, const char *field, int *ret) {
-        if (!json_is_integer(j)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s: must be a seat number 1 to %u", field, m->n_seats);
-                return false;
+/* Parses and authorizes the request's input for m: 0 with *ret and the
+ * seat the token speaks for (or -1), or -EINVAL after replying. */
+static int input_of(struct api_request *req, struct match *m, struct eng_input *ret, char reason[static REASON_MAX]) {
+        json_t *body = json_deep_copy(req->body), *why;
+        int seat_fixed = req->role == AUTH_ROLE_SEAT ? req->token_seat - 1 : -1;
+        const struct eng_input_def *def;
+        struct eng_error err;
+        int r;
+
+        reason[0] = '\0';
+        if (!body) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                return -EINVAL;
         }
-        if (json_integer_value(j) < 1 || json_integer_value(j) > m->n_seats) {
-                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "%s: match %" PRId64 " has no seat %lld; its seats are 1 to %u",
-                                  field, m->id, (long long) json_integer_value(j), m->n_seats);
-                return false;
+        /* "reason" is the request's, for the audit trail, not a field. */
+        why = json_object_get(body, "reason");
+        if (why && !json_is_null(why) &&
+            (!json_is_string(why) || json_string_length(why) == 0 || json_string_length(why) >= REASON_MAX)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "reason: must be a sentence of 1 to %d bytes",
+                                  REASON_MAX - 1);
+                json_decref(body);
+                return -EINVAL;
         }
-        *ret = (int) json_integer_value(j) - 1;
-        return true;
+        if (json_is_string(why))
+                snprintf(reason, REASON_MAX, "%s", json_string_value(why));
+        json_object_del(body, "reason");
+        r = match_json_input_request(m->game, body, seat_fixed, ret, &err);
+        json_decref(body);
+        if (r < 0) {
+                json_t *p = problem_new(MHD_HTTP_BAD_REQUEST, "%s", err.message);
+
+                problem_set(p, "field", json_string(err.field));
+                api_reply_problem_json(req, p);
+                return -EINVAL;
+        }
+        if (ret->seat >= 0 && (unsigned) ret->seat >= m->n_seats) {
+                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "seat: match %" PRId64 " has no seat %d; its seats are 1 to %u",
+                                  m->id, ret->seat + 1, m->n_seats);
+                return -EINVAL;
+        }
+        def = eng_input_def_of(m->game, ret);
+        if (req->role == AUTH_ROLE_SEAT && !(def->from & ENG_FROM_SEAT)) {
+                api_reply_problem(req, MHD_HTTP_FORBIDDEN, "a seat's token cannot send %s inputs; a referee does",
+                                  def->name);
+                return -EINVAL;
+        }
+        if (req->role >= AUTH_ROLE_REFEREE && !(def->from & ENG_FROM_REFEREE)) {
+                api_reply_problem(req, MHD_HTTP_FORBIDDEN, "%s inputs come from the seat itself (its pads or its "
+                                  "station's token), not from a referee", def->name);
+                return -EINVAL;
+        }
+        return 0;
 }
 
-static bool press_of(struct api_request *req, const struct match *m, int64_t *ret) {
-        json_t *p = json_object_get(req->body, "press_us");
+/* The live match of the request, checked for the token: a seat token only
+ * for its own match, a referee's for any.  NULL after replying. */
+static struct match *match_for_input(struct api_request *req) {
+        long long id;
 
-        if (!p || json_is_null(p)) {
-                *ret = match_now(m);
-                return true;
+        if (!id_param(req, "id", &id))
+                return NULL;
+        if (!json_is_object(req->body)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                  "send a JSON object: {\"kind\": \"call\", \"seat\": 2, \"call\": \"row 3\"}; "
+                                  "GET /v1/games/{game} lists the inputs");
+                return NULL;
         }
-        if (!json_is_integer(p)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "press_us: must be a match time in µs");
-                return false;
-        }
-        *ret = json_integer_value(p);
-        return true;
-}
-
-static bool call_of(struct api_request *req, const struct match *m, int *ret) {
-        json_t *c = json_object_get(req->body, "call");
-
-        if (json_is_integer(c) && json_integer_value(c) >= 0 && json_integer_value(c) < CALL_SEARCH_MAX) {
-                *ret = (int) json_integer_value(c);
-                return true;
-        }
-        for (int i = 0; json_is_string(c) && i < CALL_SEARCH_MAX; i++) {
-                const char *name = m->game->call_name(i);
-                if (name && strcmp(name, json_string_value(c)) == 0) {
-                        *ret = i;
-                        return true;
-                }
-        }
-        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "call: must be a call number or name, as in GET /v1/games/%s",
-                          m->game->name);
-        return false;
+        if (!api_match_may_act(req, id))
+                return NULL;
+        if (!runtime(req))
+                return NULL;
+        return api_match_live(req->deps->matches, req, id);
 }
 
 void handle_match_input(struct api_request *req) {
-        const char *kind = json_string_value(json_object_get(req->body, "kind"));
-        struct eng_input in = { .seat = ENG_SEAT_TABLE };
+        char reason[REASON_MAX];
+        struct input_ctx *c;
+        struct eng_input in;
         struct match *m;
-        long long id;
-        json_t *it;
-        size_t i;
         int r;
 
-        if (!id_param(req, "id", &id))
+        if (!(m = match_for_input(req)) || input_of(req, m, &in, reason) < 0)
                 return;
-        if (!json_is_object(req->body)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "send a JSON object: {\"seat\": 2, \"kind\": \"call\", \"call\": 3}");
-                return;
-        }
-        if (!runtime(req) || !(m = api_match_live(req->deps->matches, req, id)))
-                return;
-        if (kind && strcmp(kind, "call") == 0) {
-                in.kind = ENG_IN_CALL;
-                in.call.window = m->window;
-                if (!seat_of(req, m, json_object_get(req->body, "seat"), "seat", &in.seat) ||
-                    !call_of(req, m, &in.call.call) || !press_of(req, m, &in.call.press_us))
-                        return;
-        } else if (kind && strcmp(kind, "tie") == 0) {
-                json_t *seats = json_object_get(req->body, "seats");
-                in.kind = ENG_IN_TIE;
-                in.tie.window = m->window;
-                if (!json_is_array(seats) || json_array_size(seats) < 2) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats: must list the tied seats, at least two");
-                        return;
-                }
-                json_array_foreach(seats, i, it) {
-                        int s;
-                        if (!seat_of(req, m, it, "seats", &s))
-                                return;
-                        in.tie.seats |= 1u << s;
-                }
-                if (!press_of(req, m, &in.tie.press_us))
-                        return;
-        } else if (kind && strcmp(kind, "referee") == 0) {
-                json_t *op = json_object_get(req->body, "op"), *args = json_object_get(req->body, "args");
-                in.kind = ENG_IN_REFEREE;
-                if (!json_is_integer(op) || json_integer_value(op) < 0) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "op: must be the game's operation number");
-                        return;
-                }
-                in.referee.op = (unsigned) json_integer_value(op);
-                if (args && (!json_is_array(args) || json_array_size(args) > ENG_REFEREE_ARGS)) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "args: must be a list of at most %d whole numbers",
-                                          ENG_REFEREE_ARGS);
-                        return;
-                }
-                json_array_foreach(args, i, it) {
-                        if (!json_is_integer(it)) {
-                                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "args[%zu]: must be a whole number", i);
-                                return;
-                        }
-                        in.referee.arg[i] = json_integer_value(it);
-                }
-        } else {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "kind: must be \"call\", \"tie\" or \"referee\"");
+        c = calloc(1, sizeof *c);
+        if (!c) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 return;
         }
-        r = match_submit(m, &in, MATCH_SOURCE_REFEREE, req->token_name, on_input_done, req);
-        if (r < 0)
+        *c = (struct input_ctx) { .req = req, .reader = reader_of(req) };
+        r = match_submit(m, &in, req->role == AUTH_ROLE_SEAT ? MATCH_SOURCE_SEAT : MATCH_SOURCE_REFEREE,
+                         req->token_name, reason[0] ? reason : NULL, on_input_done, c);
+        if (r < 0) {
+                free(c);
                 api_match_store_failed(req, r);
+        }
 }
 
-void handle_match_start(struct api_request *req) { control(req, "start"); }
-void handle_match_pause(struct api_request *req) { control(req, "pause"); }
-void handle_match_resume(struct api_request *req) { control(req, "resume"); }
-void handle_match_abort(struct api_request *req) { control(req, "abort"); }
+/* POST /v1/matches/{id}/preview: the input applied to a copy of the match
+ * and shown, stored nowhere (the referee's "what would this do?"). */
+void handle_match_preview(struct api_request *req) {
+        char reason[REASON_MAX];
+        struct eng_result res;
+        struct eng_out *out;
+        struct eng_input in;
+        struct match *m;
+        void *state;
+        json_t *body;
+        int r;
+
+        if (!(m = match_for_input(req)) || input_of(req, m, &in, reason) < 0)
+                return;
+        out = malloc(sizeof *out);
+        state = malloc(m->game->state_size);
+        if (!out || !state) {
+                free(out);
+                free(state);
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                return;
+        }
+        r = match_preview(m, &in, out, state);
+        if (r < 0) {
+                api_match_store_failed(req, r);
+        } else if (out->refusal != ENG_ACCEPTED) {
+                api_reply_problem_json(req, refusal_problem(&in, out->refusal, true));
+        } else {
+                body = json_pack("{s:b, s:I, s:o, s:o, s:o}", "preview", 1, "seq", (json_int_t) in.seq,
+                                 "events", match_json_outputs(m->game, state, out, &match_referee),
+                                 "explanation", match_json_explain(m->game, state, out),
+                                 "view", match_json_view(m->game, state, ENG_VIEW_REFEREE, -1));
+                if (body && m->game->result(state, &res) == 0)
+                        json_object_set_new(body, "result", match_json_result(m->game, state, &res));
+                api_reply_json(req, MHD_HTTP_OK, body);
+        }
+        free(out);
+        free(state);
+}

@@ -130,10 +130,11 @@ static void on_call_snapshot(void *userdata, const PGresult *res, const char *er
                 json_array_append_new(players, json_string(c->d.names[c->d.matches[i].entrant[k]]));
         /* the match's seed follows from the tournament's: same event, same cards */
         uint64_t seed = (c->d.seed ^ ((uint64_t) c->match * UINT64_C(0x9e3779b97f4a7c15))) & (uint64_t) INT64_MAX;
-        spec = json_pack("{s:s, s:o, s:o, s:I, s:O}", "game", c->d.game, "table",
+        spec = json_pack("{s:s, s:o, s:o, s:I, s:O, s:O?}", "game", c->d.game, "table",
                          json_is_integer(table) ? json_incref(table)
                          : c->d.match_tables[i] ? json_integer(c->d.match_tables[i]) : json_null(),
-                         "players", players, "seed", (json_int_t) seed, "config", c->d.match_config);
+                         "players", players, "seed", (json_int_t) seed, "config", c->d.match_config,
+                         "confirm", c->d.confirm);
         if (!spec) {
                 api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 stage_req_free(c);

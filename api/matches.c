@@ -114,18 +114,79 @@ static void on_created(void *userdata, struct match *m, json_t *stored, const ch
         free(c);
 }
 
+/* A problem naming err's field, as 400. */
+static void reply_field_problem(struct api_request *req, const struct eng_error *err) {
+        json_t *p = problem_new(MHD_HTTP_BAD_REQUEST, "%s", err->message);
+
+        problem_set(p, "field", json_string(err->field));
+        api_reply_problem_json(req, p);
+}
+
+/* "confirm": "auto" (the default: a finished match's result flows on), or
+ * "referee", or {"by": "referee", "timeout_s": n} (confirmed by the runtime
+ * after n seconds if no referee has).  0 with the values, or -EINVAL with a
+ * message naming the member in err. */
+int api_match_confirm_from(json_t *v, bool *ret_confirm, int64_t *ret_timeout_s, char *err, size_t len) {
+        json_t *by = json_is_object(v) ? json_object_get(v, "by") : v, *timeout = json_object_get(v, "timeout_s");
+        const char *key;
+        json_t *m;
+
+        *ret_confirm = false;
+        *ret_timeout_s = 0;
+        if (!v || json_is_null(v))
+                return 0;
+        if (json_is_object(v))
+                json_object_foreach(v, key, m)
+                        if (strcmp(key, "by") != 0 && strcmp(key, "timeout_s") != 0) {
+                                snprintf(err, len, "confirm.%.32s: no such member (by, timeout_s)", key);
+                                return -EINVAL;
+                        }
+        if (!json_is_string(by) || (strcmp(json_string_value(by), "auto") != 0 &&
+                                    strcmp(json_string_value(by), "referee") != 0)) {
+                snprintf(err, len, "confirm: must be \"auto\", \"referee\" or {\"by\": \"referee\", \"timeout_s\": 600}");
+                return -EINVAL;
+        }
+        *ret_confirm = strcmp(json_string_value(by), "referee") == 0;
+        if (timeout && !json_is_null(timeout)) {
+                if (!*ret_confirm || !json_is_integer(timeout) || json_integer_value(timeout) < 1 ||
+                    json_integer_value(timeout) > MATCH_CONFIRM_TIMEOUT_MAX_S) {
+                        snprintf(err, len, "confirm.timeout_s: must be 1 to %d seconds, with \"by\": \"referee\"",
+                                 MATCH_CONFIRM_TIMEOUT_MAX_S);
+                        return -EINVAL;
+                }
+                *ret_timeout_s = json_integer_value(timeout);
+        }
+        return 0;
+}
+
 /* Creates the match spec describes; every problem is replied to req. */
 static int create_from(struct matches *reg, struct api_request *req, json_t *spec, api_match_created_fn done,
                        void *userdata) {
+        static const char *const members[] = { "game", "table", "players", "seats", "seed", "config", "data",
+                                               "confirm", NULL };
         json_t *game = json_object_get(spec, "game"), *table = json_object_get(spec, "table"),
-               *seed = json_object_get(spec, "seed"), *seats;
+               *seed = json_object_get(spec, "seed"), *seats, *v;
         const struct eng_game *g = eng_game_find(json_string_value(game));
+        struct match_spec ms = { .game = g };
         struct create_ctx *c;
         struct eng_config cfg;
+        struct eng_data data;
         struct eng_error err;
         uint64_t seed_v;
+        const char *key;
         int r;
 
+        json_object_foreach(spec, key, v) {
+                size_t i;
+
+                for (i = 0; members[i] && strcmp(members[i], key) != 0; i++)
+                        ;
+                if (!members[i]) {
+                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%.32s: no such member of a match (game, "
+                                          "table, players or seats, seed, config, data, confirm)", key);
+                        return -EINVAL;
+                }
+        }
         if (!g) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "game: %s; GET /v1/games lists the games",
                                   json_is_string(game) ? "there is no such game" : "must name a game, e.g. \"crash-pilot\"");
@@ -139,14 +200,22 @@ static int create_from(struct matches *reg, struct api_request *req, json_t *spe
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seed: must be a whole number 0 to 2^63 - 1");
                 return -EINVAL;
         }
+        char why[ENG_ERROR_MAX];
+        if (api_match_confirm_from(json_object_get(spec, "confirm"), &ms.confirm, &ms.confirm_timeout_s, why,
+                                   sizeof why) < 0) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s", why);
+                return -EINVAL;
+        }
+        if (match_json_data_from(g, json_object_get(spec, "data"), &data, &err) < 0) {
+                reply_field_problem(req, &err);
+                return -EINVAL;
+        }
         seats = parse_seats(req, spec, g);
         if (!seats)
                 return -EINVAL;
-        if (match_json_config_from(g, json_object_get(spec, "config"), (unsigned) json_array_size(seats),
+        if (match_json_config_from(g, json_object_get(spec, "config"), &data, (unsigned) json_array_size(seats),
                                    &cfg, &err) < 0) {
-                json_t *p = problem_new(MHD_HTTP_BAD_REQUEST, "%s", err.message);
-                problem_set(p, "field", json_string(err.field));
-                api_reply_problem_json(req, p);
+                reply_field_problem(req, &err);
                 json_decref(seats);
                 return -EINVAL;
         }
@@ -166,8 +235,13 @@ static int create_from(struct matches *reg, struct api_request *req, json_t *spe
                 return -ENOMEM;
         }
         *c = (struct create_ctx) { .req = req, .spec = json_incref(spec), .done = done, .userdata = userdata };
-        r = matches_create(reg, g, &cfg, (unsigned) json_array_size(seats), seed_v, seats,
-                           json_is_integer(table) ? json_integer_value(table) : 0, req->token_name, on_created, c);
+        ms.cfg = &cfg;
+        ms.data = &data;
+        ms.n_seats = (unsigned) json_array_size(seats);
+        ms.seed = seed_v;
+        ms.seats = seats;
+        ms.table_id = json_is_integer(table) ? json_integer_value(table) : 0;
+        r = matches_create(reg, &ms, req->token_name, on_created, c);
         json_decref(seats);
         if (r < 0) {
                 json_decref(c->spec);
@@ -200,7 +274,7 @@ int api_match_check_config(const char *game, json_t *config, char *err, size_t l
                 snprintf(err, len, "game: there is no such game; GET /v1/games lists the games");
                 return -EINVAL;
         }
-        if (match_json_config_from(g, config, g->min_seats, &cfg, &e) < 0) {
+        if (match_json_config_from(g, config, NULL, g->min_seats, &cfg, &e) < 0) {
                 snprintf(err, len, "match_config.%s", e.message);
                 return -EINVAL;
         }
@@ -290,7 +364,7 @@ static void stream_of(struct api_request *req, int64_t id) {
         char topic[MATCH_TOPIC_MAX];
 
         snprintf(topic, sizeof topic, "match/%" PRId64, id);
-        api_events_stream(req, topic);
+        api_events_stream(req, topic, NULL);
 }
 
 static void on_events_row(void *userdata, const PGresult *res, const char *error) {
@@ -329,28 +403,146 @@ void handle_match_events(struct api_request *req) {
         }
 }
 
-void handle_match_seat(struct api_request *req) {
-        long long id, seat;
-        struct match *m;
-
-        if (!id_param(req, "id", &id) || !id_param(req, "seat", &seat))
-                return;
-        if (seat > MATCH_SEAT_MAX) {
+/* The seat of the request's path, checked: 1..8; replies 404 and returns
+ * false otherwise. */
+static bool seat_param(struct api_request *req, long long *ret) {
+        if (!id_param(req, "seat", ret))
+                return false;
+        if (*ret > MATCH_SEAT_MAX) {
                 api_reply_problem(req, MHD_HTTP_NOT_FOUND, "seat: there is no seat %lld; seats are 1 to %d",
-                                  seat, MATCH_SEAT_MAX);
+                                  *ret, MATCH_SEAT_MAX);
+                return false;
+        }
+        return true;
+}
+
+/* A live match and one of its seats, for a seat route: the token must be
+ * that seat's (or a referee's).  NULL after replying. */
+static struct match *live_seat(struct api_request *req, long long *ret_seat) {
+        struct match *m;
+        long long id;
+
+        if (!id_param(req, "id", &id) || !seat_param(req, ret_seat))
+                return NULL;
+        if (!api_match_may_see_seat(req, id, (int) *ret_seat) || !runtime(req))
+                return NULL;
+        m = api_match_live(req->deps->matches, req, id);
+        if (m && *ret_seat > m->n_seats) {
+                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "seat: match %lld has seats 1 to %u", id, m->n_seats);
+                return NULL;
+        }
+        return m;
+}
+
+void handle_match_seat(struct api_request *req) {
+        struct match *m;
+        long long seat;
+        json_t *v;
+
+        if (!(m = live_seat(req, &seat)))
+                return;
+        v = match_json_view(m->game, m->state, ENG_VIEW_SEAT, (int) seat - 1);
+        if (!v)
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the engine could not show seat %lld", seat);
+        else
+                api_reply_json(req, MHD_HTTP_OK, v);
+}
+
+/* A seat's stream: the match's events, with the seat's private fields. */
+void handle_match_seat_events(struct api_request *req) {
+        char topic[MATCH_TOPIC_MAX], scope[MATCH_TOPIC_MAX];
+        struct match *m;
+        long long seat;
+
+        if (!(m = live_seat(req, &seat)))
+                return;
+        api_match_topic(m->id, topic);
+        api_match_scope(m->id, (int) seat - 1, scope);
+        api_events_stream(req, topic, scope);
+}
+
+void handle_match_referee(struct api_request *req) {
+        struct match *m;
+        long long id;
+        json_t *v;
+
+        if (!id_param(req, "id", &id) || !runtime(req) || !(m = api_match_live(req->deps->matches, req, id)))
+                return;
+        v = match_json_view(m->game, m->state, ENG_VIEW_REFEREE, -1);
+        if (!v)
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the engine could not show the referee's view");
+        else
+                api_reply_json(req, MHD_HTTP_OK, json_pack("{s:s, s:o}", "state", match_state_name(m), "view", v));
+}
+
+/* The referee's stream: every event with every field. */
+void handle_match_referee_events(struct api_request *req) {
+        char topic[MATCH_TOPIC_MAX], scope[MATCH_TOPIC_MAX];
+        struct match *m;
+        long long id;
+
+        if (!id_param(req, "id", &id) || !runtime(req) || !(m = api_match_live(req->deps->matches, req, id)))
+                return;
+        api_match_topic(m->id, topic);
+        api_match_scope(m->id, ENG_SEAT_TABLE, scope);
+        api_events_stream(req, topic, scope);
+}
+
+struct token_ctx {
+        struct api_request *req;
+        int64_t match;
+        int seat;
+};
+
+static void on_seat_token(void *userdata, const char *token, json_t *resource, const char *error) {
+        struct token_ctx *c = userdata;
+        struct api_request *req = c->req;
+        struct auth_entry e = { .role = AUTH_ROLE_SEAT, .match_id = c->match, .seat = c->seat };
+        char path[MATCH_TOPIC_MAX * 2];
+
+        free(c);
+        if (!resource) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the seat token was not created: %s", error);
                 return;
         }
-        if (!runtime(req) || !(m = api_match_live(req->deps->matches, req, id)))
+        /* Usable at once, before the reload its NOTIFY brings. */
+        e.id = json_integer_value(json_object_get(resource, "id"));
+        e.name = (char *) json_string_value(json_object_get(resource, "name"));
+        auth_token_hash(token, e.hash);
+        auth_add(req->deps->auth, &e);
+        json_object_set_new(resource, "token", json_string(token));
+        snprintf(path, sizeof path, "/v1/matches/%lld/seats/%d", (long long) e.match_id, e.seat);
+        json_object_set_new(resource, "view_url", json_sprintf("%s?access_token=%s", path, token));
+        json_object_set_new(resource, "events_url", json_sprintf("%s/events?access_token=%s", path, token));
+        api_reply_json(req, MHD_HTTP_CREATED, json_incref(resource));
+}
+
+/* POST /v1/matches/{id}/seats/{seat}/token: a token for one seat's station
+ * (its view, its stream, its own inputs), replacing the seat's last one. */
+void handle_match_seat_token(struct api_request *req) {
+        struct token_ctx *c;
+        struct match *m;
+        long long id, seat;
+        int r;
+
+        if (!id_param(req, "id", &id) || !seat_param(req, &seat) || !runtime(req) ||
+            !(m = api_match_live(req->deps->matches, req, id)))
                 return;
         if (seat > m->n_seats) {
                 api_reply_problem(req, MHD_HTTP_NOT_FOUND, "seat: match %lld has seats 1 to %u", id, m->n_seats);
                 return;
         }
-        json_t *v = match_json_view(m->game, m->state, ENG_VIEW_SEAT, (int) seat - 1);
-        if (!v)
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the engine could not show seat %lld", seat);
-        else
-                api_reply_json(req, MHD_HTTP_OK, v);
+        c = calloc(1, sizeof *c);
+        if (!c) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                return;
+        }
+        *c = (struct token_ctx) { .req = req, .match = id, .seat = (int) seat };
+        r = api_seat_token_create(req->deps->store, id, (int) seat, req->token_name, on_seat_token, c);
+        if (r < 0) {
+                free(c);
+                api_match_store_failed(req, r);
+        }
 }
 
 static void on_log(void *userdata, const PGresult *res, const char *error) {

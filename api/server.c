@@ -223,12 +223,19 @@ static bool check_auth(struct api_server *s, struct req *r) {
         const char *header = MHD_lookup_connection_value(q->connection, MHD_HEADER_KIND,
                                                          MHD_HTTP_HEADER_AUTHORIZATION);
         enum auth_role need = q->match.route->min_role;
+        const char *query_token = is_read(q->method) ? MHD_lookup_connection_value(q->connection,
+                                                                                   MHD_GET_ARGUMENT_KIND,
+                                                                                   "access_token")
+                                                     : NULL;
 
         if (is_read(q->method) && s->cfg.open_reads && need <= AUTH_ROLE_DISPLAY)
                 need = AUTH_ROLE_NONE;
 
-        if (header) {
-                const char *token = auth_bearer(header);
+        /* A browser's EventSource cannot send headers: a read may carry its
+         * token as ?access_token= (RFC 6750, section 2.3), a station's
+         * link does. */
+        if (header || query_token) {
+                const char *token = header ? auth_bearer(header) : query_token;
                 const struct auth_entry *e;
 
                 if (!token) {
@@ -251,6 +258,8 @@ static bool check_auth(struct api_server *s, struct req *r) {
                 }
                 q->role = e->role;
                 q->token_id = e->id;
+                q->token_match = e->match_id;
+                q->token_seat = e->seat;
                 snprintf(q->token_name, sizeof q->token_name, "%s", e->name);
         }
 

@@ -46,11 +46,22 @@
 
 #define HEARTBEAT ":\n\n"
 
+/* A rendering of an event for the subscribers of one scope (sse.h,
+ * "Scopes"). */
+struct sse_scoped {
+        char *scope;
+        char *text;
+        size_t len;
+};
+
 struct sse_event {
         unsigned refs;
         uint64_t n;                     /* its id is "<epoch>-<n>" */
         int64_t time_usec;              /* CLOCK_MONOTONIC at publication */
-        size_t len;                     /* of text */
+        size_t len;                     /* of text; 0: only scoped subscribers get it */
+        size_t bytes;                   /* of every rendering: what the ring counts */
+        struct sse_scoped *scoped;      /* its scoped renderings */
+        size_t n_scoped;
         char *topic;                    /* in the same allocation, after text */
         char text[];                    /* "id: …\nevent: …\ndata: …\n\n" */
 };
@@ -65,12 +76,14 @@ struct sse_sub {
         struct sse_hub *hub;            /* NULL once the hub is gone */
         struct sse_sub *prev, *next;
         char filter[SSE_TOPIC_MAX + 1];
+        char scope[SSE_TOPIC_MAX + 1];  /* "" for the public */
         enum sub_state state;
         uint64_t cursor;                /* n of the next event to consider */
         uint64_t live_from;             /* events from here on count toward backlog */
         size_t backlog;
         struct sse_event *cur;          /* being sent (a reference), or NULL */
-        size_t cur_pos;
+        const char *cur_text;           /* the rendering of cur this subscriber gets */
+        size_t cur_len, cur_pos;
         char ctl[SSE_CTL_MAX];
         size_t ctl_pos, ctl_len;
         bool waiting;
@@ -146,8 +159,31 @@ static struct sse_event *ring_at(const struct sse_hub *hub, uint64_t n) {
 }
 
 static void event_unref(struct sse_event *ev) {
-        if (ev && --ev->refs == 0)
-                free(ev);
+        if (!ev || --ev->refs > 0)
+                return;
+        for (size_t i = 0; i < ev->n_scoped; i++) {
+                free(ev->scoped[i].scope);
+                free(ev->scoped[i].text);
+        }
+        free(ev->scoped);
+        free(ev);
+}
+
+/* What sub gets of ev: its scope's rendering, or the public one; NULL (and
+ * 0) when ev is not for it at all. */
+static const char *rendering(const struct sse_sub *sub, const struct sse_event *ev, size_t *ret_len) {
+        *ret_len = 0;
+        if (!sse_topic_matches(sub->filter, ev->topic))
+                return NULL;
+        for (size_t i = 0; sub->scope[0] && i < ev->n_scoped; i++)
+                if (strcmp(ev->scoped[i].scope, sub->scope) == 0) {
+                        *ret_len = ev->scoped[i].len;
+                        return ev->scoped[i].text;
+                }
+        if (!ev->len)
+                return NULL;
+        *ret_len = ev->len;
+        return ev->text;
 }
 
 /* Appends a whole block to the subscriber's control queue; false when it
@@ -194,9 +230,11 @@ static void evict_oldest(struct sse_hub *hub) {
         struct sse_event *ev = hub->ring[hub->ring_head];
 
         for (struct sse_sub *sub = hub->subs; sub; sub = sub->next) {
+                size_t len;
+
                 if (sub->state != SUB_LIVE || sub->cursor != ev->n)
                         continue;
-                if (sse_topic_matches(sub->filter, ev->topic))
+                if (rendering(sub, ev, &len))
                         overflow(hub, sub, "the ring dropped events this stream had not sent");
                 else
                         sub->cursor++;
@@ -204,7 +242,7 @@ static void evict_oldest(struct sse_hub *hub) {
         hub->ring[hub->ring_head] = NULL;
         hub->ring_head = (hub->ring_head + 1) % hub->cfg.ring_events;
         hub->ring_count--;
-        hub->ring_bytes -= ev->len;
+        hub->ring_bytes -= ev->bytes;
         event_unref(ev);
 }
 
@@ -294,73 +332,127 @@ void sse_hub_free(struct sse_hub *hub) {
         free(hub);
 }
 
-/* Builds the event's block once; every subscriber sends the same bytes. */
+/* The block of one rendering: "id: …\nevent: …\ndata: …\n\n". */
+static char *block_build(const struct sse_hub *hub, uint64_t n, const char *name, json_t *data, size_t *ret_len) {
+        char id[SSE_ID_MAX], *text, *block;
+        size_t len;
+
+        /* Compact JSON escapes every control character: the data is one line. */
+        text = json_dumps(data ? data : json_null(), JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+        if (!text)
+                return NULL;
+        sse_id_format(id, hub->cfg.epoch, n);
+        len = strlen("id: \nevent: \ndata: \n\n") + strlen(id) + strlen(name) + strlen(text);
+        block = malloc(len + 1);
+        if (block)
+                *ret_len = (size_t) snprintf(block, len + 1, "id: %s\nevent: %s\ndata: %s\n\n", id, name, text);
+        free(text);
+        return block;
+}
+
+/* Builds the event's blocks once; every subscriber of a scope sends the
+ * same bytes.  data NULL: no public rendering. */
 static struct sse_event *event_build(const struct sse_hub *hub, uint64_t n, const char *topic, const char *name,
-                                   const char *data) {
-        char id[SSE_ID_MAX];
-        size_t topic_len = strlen(topic), len;
+                                     json_t *data, const struct sse_variant *v, size_t n_v) {
+        size_t topic_len = strlen(topic), len = 0;
+        char *text = data ? block_build(hub, n, name, data, &len) : NULL;
         struct sse_event *ev;
 
-        sse_id_format(id, hub->cfg.epoch, n);
-        len = strlen("id: \nevent: \ndata: \n\n") + strlen(id) + strlen(name) + strlen(data);
-        ev = malloc(sizeof *ev + len + 1 + topic_len + 1);
-        if (!ev)
+        if (data && !text)
                 return NULL;
+        ev = calloc(1, sizeof *ev + len + 1 + topic_len + 1);
+        if (!ev) {
+                free(text);
+                return NULL;
+        }
         ev->refs = 1;
         ev->n = n;
         ev->time_usec = now_usec();
-        ev->len = (size_t) snprintf(ev->text, len + 1, "id: %s\nevent: %s\ndata: %s\n\n", id, name, data);
+        ev->len = len;
+        if (text)
+                memcpy(ev->text, text, len + 1);
+        free(text);
+        ev->bytes = len;
         ev->topic = ev->text + len + 1;
         memcpy(ev->topic, topic, topic_len + 1);
+        if (n_v) {
+                ev->scoped = calloc(n_v, sizeof *ev->scoped);
+                if (!ev->scoped) {
+                        event_unref(ev);
+                        return NULL;
+                }
+        }
+        for (size_t i = 0; i < n_v; i++) {
+                struct sse_scoped *sc = &ev->scoped[ev->n_scoped];
+
+                sc->scope = strdup(v[i].scope);
+                sc->text = block_build(hub, n, name, v[i].data, &sc->len);
+                ev->n_scoped++;
+                if (!sc->scope || !sc->text) {
+                        event_unref(ev);
+                        return NULL;
+                }
+                ev->bytes += sc->len;
+        }
         return ev;
 }
 
 int sse_publish(struct sse_hub *hub, const char *topic, const char *event, json_t *data) {
-        struct sse_event *ev;
-        char *text;
+        return sse_publish_scoped(hub, topic, event, data ? data : json_null(), NULL, 0);
+}
 
-        if (!sse_name_valid(topic, SSE_TOPIC_MAX) || !sse_name_valid(event, SSE_EVENT_NAME_MAX)) {
-                json_decref(data);
-                return -EINVAL;
-        }
-        if (hub->closed) {
-                json_decref(data);
-                return -ESHUTDOWN;
-        }
-        /* Compact JSON escapes every control character: the data is one line. */
-        text = json_dumps(data ? data : json_null(), JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+int sse_publish_scoped(struct sse_hub *hub, const char *topic, const char *event, json_t *data,
+                       const struct sse_variant *v, size_t n_v) {
+        struct sse_event *ev;
+        size_t largest;
+        int r = 0;
+
+        if (!sse_name_valid(topic, SSE_TOPIC_MAX) || !sse_name_valid(event, SSE_EVENT_NAME_MAX))
+                r = -EINVAL;
+        for (size_t i = 0; r == 0 && i < n_v; i++)
+                if (!sse_name_valid(v[i].scope, SSE_TOPIC_MAX))
+                        r = -EINVAL;
+        if (r == 0 && hub->closed)
+                r = -ESHUTDOWN;
+        ev = r == 0 ? event_build(hub, hub->last_n + 1, topic, event, data, v, n_v) : NULL;
         json_decref(data);
-        if (!text)
-                return -ENOMEM;
-        ev = event_build(hub, hub->last_n + 1, topic, event, text);
-        free(text);
+        for (size_t i = 0; i < n_v; i++)
+                json_decref(v[i].data);
+        if (r < 0)
+                return r;
         if (!ev)
                 return -ENOMEM;
         /* One event bigger than a subscriber may lag would cut every stream. */
-        if (ev->len > hub->cfg.backlog_limit || ev->len > hub->cfg.ring_bytes) {
+        largest = ev->len;
+        for (size_t i = 0; i < ev->n_scoped; i++)
+                if (ev->scoped[i].len > largest)
+                        largest = ev->scoped[i].len;
+        if (largest > hub->cfg.backlog_limit || ev->bytes > hub->cfg.ring_bytes) {
                 event_unref(ev);
                 return -EMSGSIZE;
         }
 
         expire(hub, ev->time_usec);
         while (hub->ring_count > 0 && (hub->ring_count == hub->cfg.ring_events ||
-                                       hub->ring_bytes + ev->len > hub->cfg.ring_bytes))
+                                       hub->ring_bytes + ev->bytes > hub->cfg.ring_bytes))
                 evict_oldest(hub);
         hub->ring[(hub->ring_head + hub->ring_count) % hub->cfg.ring_events] = ev;
         hub->ring_count++;
-        hub->ring_bytes += ev->len;
+        hub->ring_bytes += ev->bytes;
         hub->last_n = ev->n;
 
         for (struct sse_sub *sub = hub->subs, *next; sub; sub = next) {
+                size_t len;
+
                 next = sub->next;
                 if (sub->state != SUB_LIVE)
                         continue;
-                if (!sse_topic_matches(sub->filter, topic)) {
+                if (!rendering(sub, ev, &len)) {
                         if (sub->waiting)
                                 sub->cursor = ev->n + 1;        /* keeps "waiting ⇒ cursor == last_n + 1" */
                         continue;
                 }
-                sub->backlog += ev->len;
+                sub->backlog += len;
                 if (sub->backlog > hub->cfg.backlog_limit)
                         overflow(hub, sub, "the client reads too slowly");
                 else
@@ -416,14 +508,15 @@ static const char *resume_point(const struct sse_hub *hub, const char *last_even
         return NULL;
 }
 
-int sse_subscribe(struct sse_hub *hub, const char *filter, const char *last_event_id, sse_wake_fn wake_fn,
-                  void *userdata, struct sse_sub **ret) {
+int sse_subscribe(struct sse_hub *hub, const char *filter, const char *scope, const char *last_event_id,
+                  sse_wake_fn wake_fn, void *userdata, struct sse_sub **ret) {
         char block[256], id[SSE_ID_MAX];
         const char *reset;
         struct sse_sub *sub;
         int len;
 
-        if (filter && *filter && !sse_name_valid(filter, SSE_TOPIC_MAX))
+        if ((filter && *filter && !sse_name_valid(filter, SSE_TOPIC_MAX)) ||
+            (scope && *scope && !sse_name_valid(scope, SSE_TOPIC_MAX)))
                 return -EINVAL;
         if (hub->closed)
                 return -ESHUTDOWN;
@@ -436,6 +529,7 @@ int sse_subscribe(struct sse_hub *hub, const char *filter, const char *last_even
                 return -ENOMEM;
         sub->hub = hub;
         snprintf(sub->filter, sizeof sub->filter, "%s", filter ? filter : "");
+        snprintf(sub->scope, sizeof sub->scope, "%s", scope ? scope : "");
         sub->wake = wake_fn;
         sub->userdata = userdata;
         sub->live_from = hub->last_n + 1;
@@ -484,8 +578,11 @@ static bool next_event(struct sse_sub *sub) {
 
         while (sub->cursor <= hub->last_n) {
                 struct sse_event *ev = ring_at(hub, sub->cursor++);
-                if (sse_topic_matches(sub->filter, ev->topic)) {
+                const char *text = rendering(sub, ev, &sub->cur_len);
+
+                if (text) {
                         sub->cur = ev;
+                        sub->cur_text = text;
                         sub->cur_pos = 0;
                         ev->refs++;
                         return true;
@@ -503,13 +600,13 @@ ssize_t sse_sub_fill(struct sse_sub *sub, char *buf, size_t max) {
         while (n < max) {
                 if (sub->cur) {
                         struct sse_event *ev = sub->cur;
-                        k = ev->len - sub->cur_pos < max - n ? ev->len - sub->cur_pos : max - n;
-                        memcpy(buf + n, ev->text + sub->cur_pos, k);
+                        k = sub->cur_len - sub->cur_pos < max - n ? sub->cur_len - sub->cur_pos : max - n;
+                        memcpy(buf + n, sub->cur_text + sub->cur_pos, k);
                         n += k;
                         sub->cur_pos += k;
                         if (ev->n >= sub->live_from)
                                 sub->backlog = sub->backlog > k ? sub->backlog - k : 0;
-                        if (sub->cur_pos == ev->len) {
+                        if (sub->cur_pos == sub->cur_len) {
                                 sub->cur = NULL;
                                 event_unref(ev);
                         }

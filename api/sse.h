@@ -31,6 +31,15 @@
  * followed by "/": "match" matches "match/42", "match/4" does not match
  * "match/42".  An empty filter matches every topic.
  *
+ * Scopes.  An event may carry renderings for scopes besides the public
+ * one: "match/42/seat/2" sees a seat's private fields, "match/42/referee"
+ * the referee's.  A subscriber has one scope (none: the public); for each
+ * event its filter matches it gets its scope's rendering if the event has
+ * one, else the public rendering, else nothing (an event without a public
+ * rendering is private).  The id is the event's, the same for every
+ * rendering, so resuming works alike in every scope.  Nothing but the
+ * subscription decides a scope: a topic filter never reaches a scope.
+ *
  * Backpressure.  Subscribers do not copy events: each keeps a cursor into
  * the shared ring, so memory is bounded by the ring whatever the number of
  * streams.  A subscriber falls behind when more than SSE_BACKLOG_LIMIT bytes
@@ -121,6 +130,16 @@ void sse_hub_free(struct sse_hub *hub);
  * long or not printable ASCII), -ESHUTDOWN (after sse_hub_close), -ENOMEM. */
 int sse_publish(struct sse_hub *hub, const char *topic, const char *event, json_t *data);
 
+/* A rendering of an event for one scope (see "Scopes"). */
+struct sse_variant {
+        const char *scope;
+        json_t *data;                   /* taken */
+};
+/* As sse_publish, with data (NULL: no public rendering) and v[0..n) the
+ * scoped renderings (each data taken, also on failure). */
+int sse_publish_scoped(struct sse_hub *hub, const char *topic, const char *event, json_t *data,
+                       const struct sse_variant *v, size_t n);
+
 /* Ends every stream (they send nothing more) and refuses new ones: for the
  * graceful stop.  Idempotent. */
 void sse_hub_close(struct sse_hub *hub);
@@ -135,12 +154,13 @@ void sse_hub_stats(const struct sse_hub *hub, struct sse_stats *ret);
  * something to send or must end.  Never called from inside sse_sub_fill. */
 typedef void (*sse_wake_fn)(void *userdata);
 
-/* A new subscriber for filter (NULL or "" for all topics) resuming after
- * last_event_id (NULL for live events only).  Returns 0, -EINVAL (a filter
- * that is too long or not printable ASCII), -EBUSY (max_streams open),
- * -ESHUTDOWN (closed), -ENOMEM. */
-int sse_subscribe(struct sse_hub *hub, const char *filter, const char *last_event_id, sse_wake_fn wake,
-                  void *userdata, struct sse_sub **ret);
+/* A new subscriber for filter (NULL or "" for all topics) in scope (NULL
+ * or "" for the public) resuming after last_event_id (NULL for live events
+ * only).  Returns 0, -EINVAL (a filter or scope that is too long or not
+ * printable ASCII), -EBUSY (max_streams open), -ESHUTDOWN (closed),
+ * -ENOMEM. */
+int sse_subscribe(struct sse_hub *hub, const char *filter, const char *scope, const char *last_event_id,
+                  sse_wake_fn wake, void *userdata, struct sse_sub **ret);
 /* Accepts NULL. */
 void sse_sub_free(struct sse_sub *sub);
 

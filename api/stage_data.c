@@ -257,6 +257,7 @@ void stage_data_free(struct stage_data *d) {
         free(d->byes);
         json_decref(d->tables);
         json_decref(d->match_config);
+        json_decref(d->confirm);
         memset(d, 0, sizeof *d);
 }
 
@@ -314,6 +315,7 @@ int stage_data_parse(json_t *snap, struct stage_data *d, char *err, size_t len) 
         d->seed = (uint64_t) json_integer_value(json_object_get(t, "seed"));
         d->tables = json_incref(json_object_get(t, "tables"));
         d->match_config = json_incref(json_object_get(t, "match_config"));
+        d->confirm = json_is_null(json_object_get(s, "confirm")) ? NULL : json_incref(json_object_get(s, "confirm"));
         d->stage = json_integer_value(json_object_get(s, "id"));
         d->number = (int) json_integer_value(json_object_get(s, "number"));
         snprintf(d->state, sizeof d->state, "%s", json_string_value(json_object_get(s, "state")));

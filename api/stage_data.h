@@ -26,7 +26,7 @@
         "  'tournament', jsonb_build_object('id', t.id, 'game', t.game, 'seed', t.seed, 'state', t.state, " \
         "                 'tables', to_jsonb(t.tables), 'match_config', t.match_config), " \
         "  'stage', jsonb_build_object('id', s.id, 'number', s.number, 'format', s.format, 'config', s.config, " \
-        "           'advance', s.advance, 'state', s.state, " \
+        "           'advance', s.advance, 'state', s.state, 'confirm', s.confirm, " \
         "           'last', NOT EXISTS (SELECT 1 FROM stages s2 WHERE s2.tournament_id = t.id AND s2.number > s.number), " \
         "           'next_started', EXISTS (SELECT 1 FROM stages s2 WHERE s2.tournament_id = t.id " \
         "                                   AND s2.number > s.number AND s2.state <> 'pending')), " \
@@ -59,6 +59,7 @@ struct stage_data {
         uint64_t seed;
         json_t *tables;                 /* tournaments.tables, as JSON (owned) */
         json_t *match_config;           /* owned */
+        json_t *confirm;                /* the stage's matches' confirm, or NULL (owned) */
         int64_t stage;                  /* stages.id */
         int number;
         char state[STAGE_STATE_MAX];    /* pending, running, finished */

@@ -26,7 +26,10 @@
 
 void handle_stages_create(struct api_request *req) {
         json_t *format = json_object_get(req->body, "format"), *config = json_object_get(req->body, "config"),
-               *advance = json_object_get(req->body, "advance");
+               *advance = json_object_get(req->body, "advance"), *confirm = json_object_get(req->body, "confirm");
+        char *confirm_text = NULL;
+        int64_t timeout_s;
+        bool by_referee;
         struct tour_stage_config cfg;
         struct tour_stage_error e = { "" };
         char err[256], adv_s[24], *config_text;
@@ -54,25 +57,33 @@ void handle_stages_create(struct api_request *req) {
                                   "(2 or more), or null for everyone still in");
                 return;
         }
+        if (api_match_confirm_from(confirm, &by_referee, &timeout_s, err, sizeof err) < 0) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s", err);
+                return;
+        }
+        if (confirm && !json_is_null(confirm))
+                confirm_text = json_dumps(confirm, JSON_COMPACT | JSON_ENCODE_ANY);
         /* no config: stored as {} (the empty object is ours to release) */
         json_t *empty = json_is_object(config) ? NULL : json_object();
         config_text = json_dumps(empty ? empty : config, JSON_COMPACT);
         json_decref(empty);
         snprintf(adv_s, sizeof adv_s, "%lld", (long long) json_integer_value(advance));
         const char *p[] = { route_param(&req->match, "id"), json_string_value(format), config_text,
-                            json_is_integer(advance) ? adv_s : NULL };
+                            json_is_integer(advance) ? adv_s : NULL, confirm_text };
         r = store_query(req->deps->store,
                         "WITH t AS (SELECT * FROM tournaments WHERE id = $1 FOR UPDATE), "
-                        "     s AS (INSERT INTO stages (tournament_id, number, format, config, advance) "
+                        "     s AS (INSERT INTO stages (tournament_id, number, format, config, advance, confirm) "
                         "           SELECT t.id, coalesce((SELECT max(number) FROM stages WHERE tournament_id = t.id), 0) "
-                        "                  + 1, $2, $3::jsonb, $4::int FROM t WHERE t.state <> 'finished' RETURNING *) "
+                        "                  + 1, $2, $3::jsonb, $4::int, $5::jsonb FROM t WHERE t.state <> 'finished' "
+                        "           RETURNING *) "
                         "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM t) THEN NULL "
                         "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN jsonb_build_object('error', "
                         "       'the tournament is finished: reopen it (state running) to add a stage') "
                         "  ELSE (SELECT jsonb_build_object('number', s.number, 'format', s.format, 'config', s.config, "
-                        "       'advance', s.advance, 'state', s.state) FROM s) END",
-                        4, p, tour_on_created, req);
+                        "       'advance', s.advance, 'state', s.state, 'confirm', s.confirm) FROM s) END",
+                        5, p, tour_on_created, req);
         free(config_text);
+        free(confirm_text);
         if (r < 0)
                 reply_store_error(req, r);
 }

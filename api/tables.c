@@ -30,31 +30,93 @@ static bool is_call_name(const char *name) {
         return false;
 }
 
-/* The stored table as one JSON object, built by the database. */
+/* The stored table as one JSON object, built by the database: its seats,
+ * each with its pads and their roles and its button map, and the table's
+ * own pads (a referee keypad). */
 #define TABLE_JSON(t, seats) \
         "jsonb_build_object('id', " t ".id, 'name', " t ".name, 'created_by', " t ".created_by, " \
         "'created_at', to_char(" t ".created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), " \
-        "'seats', " seats ")"
+        "'seats', " seats ", " \
+        "'pads', (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', p.pad_id, 'role', p.role) " \
+        "          ORDER BY p.pad_id), '[]'::jsonb) FROM table_pads p WHERE p.table_id = " t ".id AND p.seat IS NULL))"
 
 #define SEATS_OF(id_expr) \
-        "(SELECT coalesce(jsonb_agg(jsonb_build_object('seat', s.seat, 'pad', s.pad_id, " \
-        "'buttons', s.button_map) ORDER BY s.seat), '[]'::jsonb) FROM table_seats s WHERE s.table_id = " id_expr ")"
+        "(SELECT coalesce(jsonb_agg(jsonb_build_object('seat', s.seat, " \
+        "  'pads', (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', p.pad_id, 'role', p.role) " \
+        "            ORDER BY p.pad_id), '[]'::jsonb) FROM table_pads p WHERE p.table_id = s.table_id AND p.seat = s.seat), " \
+        "  'buttons', s.button_map) ORDER BY s.seat), '[]'::jsonb) FROM table_seats s WHERE s.table_id = " id_expr ")"
 
 static bool is_pad_id(const char *s) {
         return s && strlen(s) == PAD_ID_LEN && strspn(s, "0123456789abcdef") == PAD_ID_LEN;
 }
 
-/* Checks one seat object; replies 400 naming the field and returns false. */
-static bool check_seat(struct api_request *req, size_t i, json_t *seat, uint32_t *seen_seats) {
-        json_t *n = json_object_get(seat, "seat"), *pad = json_object_get(seat, "pad"),
-               *buttons = json_object_get(seat, "buttons");
+/* One pad {pad, role} (role defaults to the seat's "buttons", the table's
+ * "keypad").  Adds it to pads as the database takes it, with seat (0 for
+ * the table).  Replies 400 naming field and returns false. */
+static bool check_pad(struct api_request *req, const char *field, json_t *p, json_int_t seat, json_t *pads) {
+        const char *id = json_string_value(json_object_get(p, "pad"));
+        json_t *role = json_object_get(p, "role");
         const char *key;
         json_t *v;
+        int r = seat ? ENG_ROLE_BUTTONS : ENG_ROLE_KEYPAD;
 
-        if (!json_is_object(seat)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu]: must be an object {\"seat\": 1, \"pad\": \"…\"}", i);
+        if (!json_is_object(p)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s: must be an object {\"pad\": \"…\", \"role\": "
+                                  "\"buttons\"}", field);
                 return false;
         }
+        json_object_foreach(p, key, v)
+                if (strcmp(key, "pad") != 0 && strcmp(key, "role") != 0) {
+                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s.%.32s: no such member (pad, role)", field, key);
+                        return false;
+                }
+        if (!is_pad_id(id)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s.pad: must be a pad id, 16 lowercase hex digits as in "
+                                  "GET /v1/pads", field);
+                return false;
+        }
+        if (role && !json_is_null(role) && (r = eng_role_from_name(json_string_value(role))) < 0) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s.role: must be \"buttons\", \"slap\" or \"keypad\"",
+                                  field);
+                return false;
+        }
+        if ((r == ENG_ROLE_KEYPAD) != (seat == 0)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s.role: %s", field,
+                                  seat ? "a seat's pads are its \"buttons\" and \"slap\" pads; the table's "
+                                         "referee keypad goes in the table's \"pads\""
+                                       : "the table's own pads are referee keypads (\"keypad\")");
+                return false;
+        }
+        for (size_t i = 0; i < json_array_size(pads); i++)
+                if (strcmp(json_string_value(json_object_get(json_array_get(pads, i), "pad")), id) == 0) {
+                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s.pad: pad %s is listed twice", field, id);
+                        return false;
+                }
+        json_array_append_new(pads, json_pack("{s:I, s:s, s:s}", "seat", seat, "pad", id, "role",
+                                              eng_role_name((enum eng_pad_role) r)));
+        return true;
+}
+
+/* Checks one seat object; replies 400 naming the field and returns false.
+ * Its pads go to pads. */
+static bool check_seat(struct api_request *req, size_t i, json_t *seat, uint32_t *seen_seats, json_t *pads) {
+        json_t *n = json_object_get(seat, "seat"), *pad = json_object_get(seat, "pad"),
+               *list = json_object_get(seat, "pads"), *buttons = json_object_get(seat, "buttons"), *v;
+        char field[64];
+        const char *key;
+        size_t k;
+
+        if (!json_is_object(seat)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu]: must be an object {\"seat\": 1, \"pads\": […]}", i);
+                return false;
+        }
+        json_object_foreach(seat, key, v)
+                if (strcmp(key, "seat") != 0 && strcmp(key, "pad") != 0 && strcmp(key, "pads") != 0 &&
+                    strcmp(key, "buttons") != 0) {
+                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu].%.32s: no such member (seat, pads, pad, "
+                                          "buttons)", i, key);
+                        return false;
+                }
         if (!json_is_integer(n) || json_integer_value(n) < 1 || json_integer_value(n) > TABLE_MAX_SEATS) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu].seat: must be a whole number from 1 to %d",
                                   i, TABLE_MAX_SEATS);
@@ -67,11 +129,32 @@ static bool check_seat(struct api_request *req, size_t i, json_t *seat, uint32_t
                 return false;
         }
         *seen_seats |= bit;
-        if (pad && !json_is_null(pad) && !is_pad_id(json_string_value(pad))) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "seats[%zu].pad: must be a pad id, 16 lowercase hex digits as in GET /v1/pads "
-                                  "(or null for a seat without a pad)", i);
+        if (pad && !json_is_null(pad) && list) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu]: give \"pad\" (its button pad) or "
+                                  "\"pads\" (each with its role), not both", i);
                 return false;
+        }
+        if (pad && !json_is_null(pad)) {
+                json_t *one = json_pack("{s:O}", "pad", pad);
+                bool ok;
+
+                snprintf(field, sizeof field, "seats[%zu]", i);
+                ok = check_pad(req, field, one, json_integer_value(n), pads);
+                json_decref(one);
+                if (!ok)
+                        return false;
+        }
+        if (list && !json_is_null(list)) {
+                if (!json_is_array(list)) {
+                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu].pads: must be a list of "
+                                          "{\"pad\", \"role\"}", i);
+                        return false;
+                }
+                json_array_foreach(list, k, v) {
+                        snprintf(field, sizeof field, "seats[%zu].pads[%zu]", i, k);
+                        if (!check_pad(req, field, v, json_integer_value(n), pads))
+                                return false;
+                }
         }
         if (buttons && !json_is_null(buttons)) {
                 if (!json_is_object(buttons)) {
@@ -116,7 +199,7 @@ static void on_table(void *userdata, const PGresult *res, const char *error) {
         if (!res) {
                 if (error && strstr(error, "tables_name_key"))
                         api_reply_problem(req, MHD_HTTP_CONFLICT, "a table with this name exists already");
-                else if (error && strstr(error, "table_seats_pad"))
+                else if (error && strstr(error, "table_pads_pad_id_key"))
                         api_reply_problem(req, MHD_HTTP_CONFLICT,
                                           "a pad in this table already sits at another table; a pad has one seat");
                 else
@@ -137,11 +220,13 @@ static void on_table(void *userdata, const PGresult *res, const char *error) {
 }
 
 void handle_tables_create(struct api_request *req) {
-        json_t *seats = json_object_get(req->body, "seats");
+        json_t *seats = json_object_get(req->body, "seats"), *table_pads = json_object_get(req->body, "pads");
         const char *name = json_string_value(json_object_get(req->body, "name")), *problem;
+        json_t *pads, *seat, *v;
         uint32_t seen = 0;
+        const char *key;
+        char field[32];
         size_t i;
-        json_t *seat;
         int r;
 
         if (!json_is_object(req->body)) {
@@ -154,32 +239,67 @@ void handle_tables_create(struct api_request *req) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "name: %s", problem);
                 return;
         }
+        json_object_foreach(req->body, key, v)
+                if (strcmp(key, "name") != 0 && strcmp(key, "seats") != 0 && strcmp(key, "pads") != 0) {
+                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%.32s: no such member of a table (name, seats, "
+                                          "pads)", key);
+                        return;
+                }
         if (!json_is_array(seats) || json_array_size(seats) < 1 || json_array_size(seats) > TABLE_MAX_SEATS) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats: must be a list of 1 to %d seats", TABLE_MAX_SEATS);
                 return;
         }
+        if (table_pads && !json_is_null(table_pads) && !json_is_array(table_pads)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "pads: must be a list of the table's own pads, "
+                                  "[{\"pad\": \"…\", \"role\": \"keypad\"}]");
+                return;
+        }
+        pads = json_array();
         json_array_foreach(seats, i, seat)
-                if (!check_seat(req, i, seat, &seen))
+                if (!check_seat(req, i, seat, &seen, pads)) {
+                        json_decref(pads);
                         return;
+                }
+        json_array_foreach(table_pads, i, v) {
+                snprintf(field, sizeof field, "pads[%zu]", i);
+                if (!check_pad(req, field, v, 0, pads)) {
+                        json_decref(pads);
+                        return;
+                }
+        }
 
-        char *seats_text = json_dumps(seats, JSON_COMPACT);
-        if (!seats_text) {
+        char *seats_text = json_dumps(seats, JSON_COMPACT), *pads_text = json_dumps(pads, JSON_COMPACT);
+        json_decref(pads);
+        if (!seats_text || !pads_text) {
+                free(seats_text);
+                free(pads_text);
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 return;
         }
-        const char *params[] = { name, seats_text, req->token_name };
+        const char *params[] = { name, seats_text, req->token_name, pads_text };
         r = store_query(req->deps->store,
                         "WITH t AS (INSERT INTO tables (name, created_by) VALUES ($1, $3) "
                         "           RETURNING id, name, created_by, created_at), "
-                        "     s AS (INSERT INTO table_seats (table_id, seat, pad_id, button_map) "
-                        "           SELECT t.id, x.seat, x.pad, x.buttons FROM t, "
-                        "                  jsonb_to_recordset($2::jsonb) AS x(seat int, pad text, buttons jsonb) "
-                        "           RETURNING seat, pad_id, button_map) "
-                        "SELECT " TABLE_JSON("t", "(SELECT coalesce(jsonb_agg(jsonb_build_object('seat', s.seat, "
-                                             "'pad', s.pad_id, 'buttons', s.button_map) ORDER BY s.seat), '[]'::jsonb) FROM s)")
-                        " FROM t",
-                        3, params, on_table, req);
+                        "     s AS (INSERT INTO table_seats (table_id, seat, button_map) "
+                        "           SELECT t.id, x.seat, x.buttons FROM t, "
+                        "                  jsonb_to_recordset($2::jsonb) AS x(seat int, buttons jsonb) "
+                        "           RETURNING table_id, seat, button_map), "
+                        "     p AS (INSERT INTO table_pads (table_id, seat, pad_id, role) "
+                        "           SELECT t.id, nullif(x.seat, 0), x.pad, x.role FROM t, "
+                        "                  jsonb_to_recordset($4::jsonb) AS x(seat int, pad text, role text) "
+                        "           RETURNING seat, pad_id, role) "
+                        "SELECT jsonb_build_object('id', t.id, 'name', t.name, 'created_by', t.created_by, "
+                        "  'created_at', to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
+                        "  'seats', (SELECT coalesce(jsonb_agg(jsonb_build_object('seat', s.seat, "
+                        "     'pads', (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', p.pad_id, 'role', p.role) "
+                        "               ORDER BY p.pad_id), '[]'::jsonb) FROM p WHERE p.seat = s.seat), "
+                        "     'buttons', s.button_map) ORDER BY s.seat), '[]'::jsonb) FROM s), "
+                        "  'pads', (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', p.pad_id, 'role', p.role) "
+                        "           ORDER BY p.pad_id), '[]'::jsonb) FROM p WHERE p.seat IS NULL)) "
+                        "FROM t",
+                        4, params, on_table, req);
         free(seats_text);
+        free(pads_text);
         if (r < 0)
                 reply_store_error(req, r);
 }

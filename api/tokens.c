@@ -24,10 +24,10 @@
 #define TOKEN_COLUMNS \
         "id, name, role, created_by, " \
         "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), " \
-        "to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+        "to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), match_id, seat"
 
 static json_t *token_row(const PGresult *res, int row) {
-        return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o}",
+        json_t *t = json_pack("{s:I, s:s, s:s, s:s, s:s, s:o}",
                          "id", (json_int_t) strtoll(PQgetvalue(res, row, 0), NULL, 10),
                          "name", PQgetvalue(res, row, 1),
                          "role", PQgetvalue(res, row, 2),
@@ -35,6 +35,13 @@ static json_t *token_row(const PGresult *res, int row) {
                          "created_at", PQgetvalue(res, row, 4),
                          "revoked_at", PQgetisnull(res, row, 5) ? json_null()
                                                                 : json_string(PQgetvalue(res, row, 5)));
+
+        /* A seat token says which seat of which match it speaks for. */
+        if (t && !PQgetisnull(res, row, 6)) {
+                json_object_set_new(t, "match", json_integer(strtoll(PQgetvalue(res, row, 6), NULL, 10)));
+                json_object_set_new(t, "seat", json_integer(strtol(PQgetvalue(res, row, 7), NULL, 10)));
+        }
+        return t;
 }
 
 void reply_store_error(struct api_request *req, int r) {
@@ -148,6 +155,10 @@ static void on_tokens_loaded(void *userdata, const PGresult *res, const char *er
                 entries[i].name = PQgetvalue(res, i, 1);
                 entries[i].role = auth_role_from_string(PQgetvalue(res, i, 2));
                 snprintf(entries[i].hash, sizeof entries[i].hash, "%s", PQgetvalue(res, i, 3));
+                if (!PQgetisnull(res, i, 4))
+                        entries[i].match_id = strtoll(PQgetvalue(res, i, 4), NULL, 10);
+                if (!PQgetisnull(res, i, 5))
+                        entries[i].seat = (int) strtol(PQgetvalue(res, i, 5), NULL, 10);
                 if ((int) entries[i].role < 0)
                         entries[i].role = AUTH_ROLE_NONE;     /* the table's CHECK forbids this */
         }
@@ -160,7 +171,8 @@ static void on_tokens_loaded(void *userdata, const PGresult *res, const char *er
 
 int api_tokens_reload(struct store *store, struct auth *auth) {
         return store_query(store,
-                           "SELECT id, name, role, token_hash FROM api_tokens WHERE revoked_at IS NULL",
+                           "SELECT id, name, role, token_hash, match_id, seat FROM api_tokens "
+                           "WHERE revoked_at IS NULL",
                            0, NULL, on_tokens_loaded, auth);
 }
 
@@ -258,6 +270,48 @@ int api_tokens_create(struct store *store, const char *name, enum auth_role role
         return r;
 }
 
+int api_seat_token_create(struct store *store, int64_t match_id, int seat, const char *created_by,
+                          api_token_created_fn cb, void *userdata) {
+        char hash[AUTH_HASH_HEX_LEN + 1], name[NAME_MAX_BYTES + 1], match_s[24], seat_s[8];
+        struct creation *c;
+        int r;
+
+        if (match_id < 1 || seat < 1 || seat > 8)
+                return -EINVAL;
+        c = calloc(1, sizeof *c);
+        if (!c)
+                return -ENOMEM;
+        r = auth_token_generate(c->token);
+        if (r < 0) {
+                free(c);
+                return r;
+        }
+        auth_token_hash(c->token, hash);
+        c->cb = cb;
+        c->userdata = userdata;
+        /* Names of live tokens are unique; the hash's first digits tell a
+         * seat's successive tokens apart in the audit trail. */
+        snprintf(name, sizeof name, "match %lld seat %d #%.8s", (long long) match_id, seat, hash);
+        snprintf(match_s, sizeof match_s, "%lld", (long long) match_id);
+        snprintf(seat_s, sizeof seat_s, "%d", seat);
+
+        /* A seat has one live token: a new one revokes the one before (a
+         * lost link is replaced, never duplicated). */
+        const char *params[] = { name, hash, created_by, match_s, seat_s };
+        r = store_query(store,
+                        "WITH old AS (UPDATE api_tokens SET revoked_at = now() "
+                        "             WHERE match_id = $4 AND seat = $5 AND revoked_at IS NULL RETURNING id) "
+                        "INSERT INTO api_tokens (name, role, token_hash, created_by, match_id, seat) "
+                        "SELECT $1, 'seat', $2, $3, $4, $5 FROM (SELECT count(*) FROM old) o "
+                        "RETURNING " TOKEN_COLUMNS,
+                        5, params, on_token_inserted, c);
+        if (r < 0) {
+                explicit_bzero(c->token, sizeof c->token);
+                free(c);
+        }
+        return r;
+}
+
 /* ---- handlers ----------------------------------------------------------- */
 
 static void on_created_for_request(void *userdata, const char *token, json_t *resource, const char *error) {
@@ -290,6 +344,12 @@ void handle_tokens_create(struct api_request *req) {
                 return;
         }
         role = auth_role_from_string(role_s);
+        if (role == AUTH_ROLE_SEAT) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                  "role: a seat token is for one seat of one match: POST "
+                                  "/v1/matches/{id}/seats/{seat}/token makes one");
+                return;
+        }
         if (role < 0) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
                                   "role must be one of \"admin\", \"referee\", \"display\"");

@@ -41,7 +41,7 @@
         "'checked_in', (SELECT count(*) FROM registrations r WHERE r.tournament_id = " t ".id " \
         "               AND r.checked_in AND r.status = 'active'), " \
         "'stages', (SELECT coalesce(jsonb_agg(jsonb_build_object('number', s.number, 'format', s.format, " \
-        "            'config', s.config, 'advance', s.advance, 'state', s.state, " \
+        "            'config', s.config, 'advance', s.advance, 'confirm', s.confirm, 'state', s.state, " \
         "            'entrants', coalesce(cardinality(s.entrants), 0), " \
         "            'rounds', (SELECT coalesce(max(m.round), 0) FROM stage_matches m WHERE m.stage_id = s.id)) " \
         "            ORDER BY s.number), '[]'::jsonb) FROM stages s WHERE s.tournament_id = " t ".id), " \
@@ -570,7 +570,7 @@ void handle_tournament_events(struct api_request *req) {
         if (!id_param(req, "id", &id))
                 return;
         snprintf(topic, sizeof topic, "tournament/%lld", id);
-        api_events_stream(req, topic);
+        api_events_stream(req, topic, NULL);
 }
 
 static void on_recompute(void *userdata, const PGresult *res, const char *error) {

@@ -2,56 +2,42 @@
 #define _GNU_SOURCE
 #include "bus/matches.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include <systemd/sd-bus.h>
 
 #include "bus/bus.h"
 #include "common/log.h"
-#include "engine/crash_pilot.h"
+#include "match/json.h"
 #include "match/match.h"
 
-/* "object/colour", or a card id in decimal, and its NUL. */
-#define CARD_NAME_MAX           32
-/* CardRevealed's source for the same card shown again (a resume, a void);
- * 0 is the neutral deck and 1.. a seat's own stack. */
-#define SOURCE_AGAIN            (-1)
-#define SOURCE_NEUTRAL          0
+/* A D-Bus signature of one signal, or an interface or member name. */
+#define SIG_MAX                 128
+#define NAME_MAX_DBUS           256
+/* Nesting of a JSON value turned into variants (a view's depth). */
+#define VARIANT_MAX_DEPTH       16
 
-/* One daemon, one bus, one runtime: the fallback callbacks find them here. */
+/* One daemon, one bus, one runtime: the fallback callbacks find them here,
+ * with the per-game vtables built at start-up. */
 static struct {
         struct bus *bus;
         struct matches *reg;
+        sd_bus_vtable *match_vtable;    /* the Match interface: properties, the framework's signals */
+        sd_bus_vtable *game_vtables[BUS_MATCH_MAX_GAMES];       /* per game in eng_games */
+        char *game_ifaces[BUS_MATCH_MAX_GAMES];
+        size_t n_games;
 } ctx;
-
-/* The live match id as the bus shows it: 0, or -ENOENT. */
-static int lookup(int64_t id, struct bus_match_info *ret) {
-        struct match *m = matches_find(ctx.reg, id);
-
-        if (!m)
-                return -ENOENT;
-        *ret = (struct bus_match_info) {
-                .id = m->id,
-                .game = m->game,
-                .state = m->state,
-                .state_name = match_state_name(m),
-                .n_seats = m->n_seats,
-                .window = m->window_open ? m->window : 0,
-        };
-        for (unsigned s = 0; s < m->n_seats && s < ENG_MAX_SEATS; s++) {
-                ret->names[s] = m->names[s];
-                ret->pads[s] = m->pads[s];
-        }
-        return 0;
-}
 
 /* A match id in decimal is already a valid path element. */
 static char *match_path(int64_t id) {
         char *path = NULL;
+
         if (asprintf(&path, "%s/%" PRId64, BUS_MATCH_PREFIX, id) < 0)
                 return NULL;
         return path;
@@ -75,16 +61,327 @@ static int64_t id_of_path(const char *path) {
         return (int64_t) id;
 }
 
-static int find_match(sd_bus *bus, const char *path, const char *interface, void *userdata,
-                      void **ret_found, sd_bus_error *ret_error) {
-        struct bus_match_info info;
-        int64_t id = id_of_path(path);
+/* ---- names and signatures (matches.h) ------------------------------------ */
 
-        (void) bus, (void) interface, (void) userdata, (void) ret_error;
-        if (id <= 0 || lookup(id, &info) < 0)
+int bus_match_camel(const char *name, char *buf, size_t len) {
+        size_t at = 0;
+        bool up = true;
+
+        for (const char *p = name; *p; p++) {
+                if (*p == '_' || *p == '-') {
+                        up = true;
+                        continue;
+                }
+                if (at + 1 >= len || !isalnum((unsigned char) *p))
+                        return -EINVAL;
+                buf[at++] = up ? (char) toupper((unsigned char) *p) : *p;
+                up = false;
+        }
+        if (at == 0)
+                return -EINVAL;
+        buf[at] = '\0';
+        return 0;
+}
+
+int bus_match_game_iface(const struct eng_game *g, char *buf, size_t len) {
+        char camel[NAME_MAX_DBUS];
+        int n;
+
+        if (bus_match_camel(g->name, camel, sizeof camel) < 0)
+                return -EINVAL;
+        n = snprintf(buf, len, "%s.%s", BUS_MATCH_GAME_IFACE_PREFIX, camel);
+        return n < 0 || (size_t) n >= len ? -ENAMETOOLONG : 0;
+}
+
+static const char *type_sig(enum eng_type t) {
+        switch (t) {
+        case ENG_T_BOOL:   return "b";
+        case ENG_T_SEAT:   return "y";
+        case ENG_T_SEATS:  return "ay";
+        case ENG_T_BITS:   return "ay";
+        case ENG_T_SEQ:    return "t";
+        case ENG_T_ENUM:
+        case ENG_T_CALL:
+        case ENG_T_HANDLE: return "s";
+        case ENG_T_CARD:   return "a{sv}";
+        case ENG_T_PLACES: return "a(yu)";
+        case ENG_T_INT:
+        case ENG_T_TIME:
+        default:           return "x";
+        }
+}
+
+static bool public_field(const struct eng_field *f) {
+        return f->audience == ENG_VIEW_PUBLIC;
+}
+
+int bus_match_signature(const struct eng_event_def *d, char *sig, size_t sig_len, char *names, size_t names_len) {
+        size_t s = 0, n = 0;
+        int k;
+
+        /* Every signal begins with the seat the event concerns (0: none). */
+        k = snprintf(sig, sig_len, "y");
+        if (k < 0 || (size_t) k >= sig_len)
+                return -ENAMETOOLONG;
+        s = (size_t) k;
+        if (names) {
+                k = snprintf(names, names_len, "seat");
+                if (k < 0 || (size_t) k + 1 >= names_len)
+                        return -ENAMETOOLONG;
+                n = (size_t) k + 1;
+        }
+        for (size_t i = 0; i < d->n_fields; i++) {
+                const struct eng_field *f = &d->fields[i];
+
+                if (!public_field(f))
+                        continue;
+                k = snprintf(sig + s, sig_len - s, "%s%s", f->max_count ? "a" : "", type_sig(f->type));
+                if (k < 0 || (size_t) k >= sig_len - s)
+                        return -ENAMETOOLONG;
+                s += (size_t) k;
+                if (names) {
+                        k = snprintf(names + n, names_len - n, "%s", f->name);
+                        if (k < 0 || (size_t) k + 1 >= names_len - n)
+                                return -ENAMETOOLONG;
+                        n += (size_t) k + 1;
+                }
+        }
+        if (names)
+                names[n] = '\0';        /* the list ends with an empty name */
+        return 0;
+}
+
+/* ---- JSON as variants ------------------------------------------------------ */
+
+static int append_json(sd_bus_message *m, json_t *v, int depth);
+
+/* A JSON object as a{sv}; null members are left out (D-Bus has no null). */
+static int append_dict(sd_bus_message *m, json_t *obj, int depth) {
+        const char *key;
+        json_t *v;
+        int r = sd_bus_message_open_container(m, 'a', "{sv}");
+
+        json_object_foreach(obj, key, v) {
+                if (r < 0)
+                        break;
+                if (json_is_null(v))
+                        continue;
+                r = sd_bus_message_open_container(m, 'e', "sv");
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "s", key);
+                if (r >= 0)
+                        r = append_json(m, v, depth + 1);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+        }
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+/* Any JSON value as a variant: objects a{sv}, arrays av, numbers x or d,
+ * booleans b, strings s; null, inside a list, an empty a{sv}. */
+static int append_json(sd_bus_message *m, json_t *v, int depth) {
+        int r;
+
+        if (depth > VARIANT_MAX_DEPTH)
+                return -E2BIG;
+        switch (json_typeof(v)) {
+        case JSON_OBJECT:
+                r = sd_bus_message_open_container(m, 'v', "a{sv}");
+                if (r >= 0)
+                        r = append_dict(m, v, depth);
+                break;
+        case JSON_ARRAY: {
+                json_t *it;
+                size_t i;
+
+                r = sd_bus_message_open_container(m, 'v', "av");
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'a', "v");
+                json_array_foreach(v, i, it) {
+                        if (r < 0)
+                                break;
+                        r = json_is_null(it) ? sd_bus_message_append(m, "v", "a{sv}", 0)
+                                             : append_json(m, it, depth + 1);
+                }
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                break;
+        }
+        case JSON_INTEGER:
+                return sd_bus_message_append(m, "v", "x", (int64_t) json_integer_value(v));
+        case JSON_REAL:
+                return sd_bus_message_append(m, "v", "d", json_real_value(v));
+        case JSON_TRUE:
+        case JSON_FALSE:
+                return sd_bus_message_append(m, "v", "b", (int) json_is_true(v));
+        case JSON_STRING:
+                return sd_bus_message_append(m, "v", "s", json_string_value(v));
+        case JSON_NULL:
+        default:
+                return sd_bus_message_append(m, "v", "a{sv}", 0);
+        }
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+/* ---- properties (typed getters, one per property) ------------------------ */
+
+static int find_match(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
+                      sd_bus_error *ret_error) {
+        const struct eng_game *g = userdata;    /* NULL: the Match interface, for every game */
+        int64_t id = id_of_path(path);
+        struct match *m;
+
+        (void) bus, (void) interface, (void) ret_error;
+        m = id > 0 ? matches_find(ctx.reg, id) : NULL;
+        if (!m || (g && m->game != g))
                 return 0;
-        *ret_found = &ctx;
+        *ret_found = m;
         return 1;
+}
+
+static int get_id(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
+                  void *userdata, sd_bus_error *ret_error) {
+        const struct match *m = userdata;
+
+        (void) bus, (void) path, (void) iface, (void) prop, (void) ret_error;
+        return sd_bus_message_append(reply, "t", (uint64_t) m->id);
+}
+
+static int get_game(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
+                    void *userdata, sd_bus_error *ret_error) {
+        const struct match *m = userdata;
+
+        (void) bus, (void) path, (void) iface, (void) prop, (void) ret_error;
+        return sd_bus_message_append(reply, "s", m->game->name);
+}
+
+static int get_state(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
+                     void *userdata, sd_bus_error *ret_error) {
+        const struct match *m = userdata;
+
+        (void) bus, (void) path, (void) iface, (void) prop, (void) ret_error;
+        return sd_bus_message_append(reply, "s", match_state_name(m));
+}
+
+/* Seats: (seat 1-based, name, [(pad, role)]). */
+static int get_seats(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
+                     void *userdata, sd_bus_error *ret_error) {
+        const struct match *m = userdata;
+        int r = sd_bus_message_open_container(reply, 'a', "(ysa(ss))");
+
+        (void) bus, (void) path, (void) iface, (void) prop, (void) ret_error;
+        for (unsigned s = 0; r >= 0 && s < m->n_seats; s++) {
+                const struct match_seat *ms = &m->seats[s];
+
+                r = sd_bus_message_open_container(reply, 'r', "ysa(ss)");
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "ys", (uint8_t) (s + 1), ms->name);
+                if (r >= 0)
+                        r = sd_bus_message_open_container(reply, 'a', "(ss)");
+                for (unsigned k = 0; r >= 0 && k < ms->n_pads; k++)
+                        r = sd_bus_message_append(reply, "(ss)", ms->pads[k].id, eng_role_name(ms->pads[k].role));
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+        }
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int get_window(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
+                      void *userdata, sd_bus_error *ret_error) {
+        const struct match *m = userdata;
+
+        (void) bus, (void) path, (void) iface, (void) prop, (void) ret_error;
+        return sd_bus_message_append(reply, "u", m->window_open ? m->window : 0);
+}
+
+static int get_game_pause(sd_bus *bus, const char *path, const char *iface, const char *prop,
+                          sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        const struct match *m = userdata;
+        const char *pause = m->game->game_pause ? m->game->game_pause(m->state) : NULL;
+
+        (void) bus, (void) path, (void) iface, (void) prop, (void) ret_error;
+        return sd_bus_message_append(reply, "s", pause ? pause : "");
+}
+
+/* The public view, as REST's GET /v1/matches/{id} shows it. */
+static int get_view(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
+                    void *userdata, sd_bus_error *ret_error) {
+        const struct match *m = userdata;
+        json_t *view = match_json_view(m->game, m->state, ENG_VIEW_PUBLIC, -1);
+        int r;
+
+        (void) bus, (void) path, (void) iface, (void) prop;
+        if (!view)
+                return sd_bus_error_setf(ret_error, SD_BUS_ERROR_FAILED, "the engine could not show the view");
+        r = append_dict(reply, view, 0);
+        json_decref(view);
+        return r;
+}
+
+#define PROPERTY(name, sig, get, flags) SD_BUS_PROPERTY(name, sig, get, 0, flags)
+
+static const sd_bus_vtable match_properties[] = {
+        PROPERTY("Id", "t", get_id, SD_BUS_VTABLE_PROPERTY_CONST),
+        PROPERTY("Game", "s", get_game, SD_BUS_VTABLE_PROPERTY_CONST),
+        PROPERTY("Seats", "a(ysa(ss))", get_seats, SD_BUS_VTABLE_PROPERTY_CONST),
+        PROPERTY("State", "s", get_state, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        PROPERTY("Window", "u", get_window, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        PROPERTY("GamePause", "s", get_game_pause, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        PROPERTY("View", "a{sv}", get_view, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+};
+
+static void vtable_free(sd_bus_vtable *v) {
+        for (size_t i = 1; v && v[i].type != _SD_BUS_VTABLE_END; i++)
+                if (v[i].type == _SD_BUS_VTABLE_SIGNAL) {
+                        free((char *) v[i].x.signal.member);
+                        free((char *) v[i].x.signal.signature);
+                        free((char *) v[i].x.signal.names);
+                }
+        free(v);
+}
+
+/* A vtable of props[0..n_props) and a signal for each public event of
+ * events[0..n): the signals' names and signatures come from the events'
+ * tables (bus_match_signature), as docs/dbus.md lists them. */
+static sd_bus_vtable *signals_vtable(const sd_bus_vtable *props, size_t n_props,
+                                     const struct eng_event_def *const *events, size_t n) {
+        sd_bus_vtable *v = calloc(n_props + n + 2, sizeof *v);
+        size_t at = 0;
+
+        if (!v)
+                return NULL;
+        v[at++] = (sd_bus_vtable) SD_BUS_VTABLE_START(0);
+        for (size_t i = 0; i < n_props; i++)
+                v[at++] = props[i];
+        v[at] = (sd_bus_vtable) SD_BUS_VTABLE_END;
+        for (size_t i = 0; i < n; i++) {
+                const struct eng_event_def *d = events[i];
+                char member[NAME_MAX_DBUS], sig[SIG_MAX], names[NAME_MAX_DBUS];
+                char *m, *sg, *nm;
+
+                if (d->audience != ENG_VIEW_PUBLIC)
+                        continue;
+                if (bus_match_camel(d->name, member, sizeof member) < 0 ||
+                    bus_match_signature(d, sig, sizeof sig, names, sizeof names) < 0) {
+                        vtable_free(v);
+                        return NULL;
+                }
+                /* The strings live as long as the vtable. */
+                m = strdup(member);
+                sg = strdup(sig);
+                nm = malloc(sizeof names);
+                if (nm)
+                        memcpy(nm, names, sizeof names);
+                v[at++] = (sd_bus_vtable) SD_BUS_SIGNAL_WITH_NAMES(m, sg, nm, 0);
+                v[at] = (sd_bus_vtable) SD_BUS_VTABLE_END;
+                if (!m || !sg || !nm) {
+                        vtable_free(v);
+                        return NULL;
+                }
+        }
+        return v;
 }
 
 static int enumerate_matches(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes,
@@ -113,208 +410,18 @@ oom:
         return -ENOMEM;
 }
 
-/* ---- cards by name, for any game: a card is shown by the fields its
- * game's card_visit gives (Crash Pilot: object and colour). */
-
-struct card_fields {
-        int64_t id, object, colour;
-        bool has_id, has_object, has_colour;
-};
-
-static int card_key(void *c, const char *key) {
-        (void) c, (void) key;
-        return 0;
-}
-
-static int card_end(void *c) {
-        (void) c;
-        return 0;
-}
-
-static int card_integer(void *c, const char *key, int64_t value) {
-        struct card_fields *f = c;
-
-        if (!key)
-                return 0;
-        if (strcmp(key, "object") == 0)
-                f->object = value, f->has_object = true;
-        else if (strcmp(key, "colour") == 0)
-                f->colour = value, f->has_colour = true;
-        else if (strcmp(key, "id") == 0)
-                f->id = value, f->has_id = true;
-        return 0;
-}
-
-static int card_boolean(void *c, const char *key, bool value) {
-        (void) c, (void) key, (void) value;
-        return 0;
-}
-
-static int card_string(void *c, const char *key, const char *value) {
-        (void) c, (void) key, (void) value;
-        return 0;
-}
-
-static const struct eng_visitor card_visitor = {
-        .object_begin = card_key, .object_end = card_end,
-        .array_begin = card_key, .array_end = card_end,
-        .integer = card_integer, .boolean = card_boolean, .string = card_string, .null = card_key,
-};
-
-/* "object/colour" as the REST view numbers them, or the card's id when its
- * game has no such fields. */
-static void card_name(const struct eng_game *g, uint32_t card, char buf[static CARD_NAME_MAX]) {
-        struct card_fields f = { 0 };
-
-        if (g->card_visit && g->card_visit(card, &card_visitor, &f) >= 0 && f.has_object && f.has_colour)
-                snprintf(buf, CARD_NAME_MAX, "%" PRId64 "/%" PRId64, f.object, f.colour);
-        else
-                snprintf(buf, CARD_NAME_MAX, "%" PRIu32, card);
-}
-
-/* ---- properties -------------------------------------------------------- */
-
-/* The public scoreboard of a Crash Pilot match; false for any other game,
- * whose scoreboard properties are then empty. */
-static bool cp_public_view(const struct bus_match_info *m, struct cp_view *ret) {
-        return m->game == &cp_game && cp_view(m->state, ENG_VIEW_PUBLIC, ENG_SEAT_TABLE, ret) == 0;
-}
-
-static int append_seats(sd_bus_message *reply, const struct bus_match_info *m) {
-        int r = sd_bus_message_open_container(reply, 'a', "(yss)");
-
-        for (unsigned s = 0; r >= 0 && s < m->n_seats; s++)
-                r = sd_bus_message_append(reply, "(yss)", (uint8_t) (s + 1), m->names[s], m->pads[s]);
-        return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
-/* Chips or StackSizes: seat (1-based) → count. */
-static int append_per_seat(sd_bus_message *reply, const struct bus_match_info *m, bool chips) {
-        struct cp_view cv;
-        int r = sd_bus_message_open_container(reply, 'a', "{yu}");
-
-        if (r >= 0 && cp_public_view(m, &cv))
-                for (unsigned s = 0; r >= 0 && s < cv.n_seats; s++)
-                        r = sd_bus_message_append(reply, "{yu}", (uint8_t) (s + 1),
-                                                  (uint32_t) (chips ? cv.seats[s].chips : cv.seats[s].cards_left));
-        return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
-static int append_rows(sd_bus_message *reply, const struct bus_match_info *m) {
-        char name[CARD_NAME_MAX];
-        struct cp_view cv;
-        int r = sd_bus_message_open_container(reply, 'a', "as");
-
-        if (r >= 0 && cp_public_view(m, &cv))
-                for (unsigned row = 0; r >= 0 && row < CP_ROWS; row++) {
-                        r = sd_bus_message_open_container(reply, 'a', "s");
-                        for (unsigned i = 0; r >= 0 && i < cv.row_len[row]; i++) {
-                                card_name(m->game, cv.rows[row][i], name);
-                                r = sd_bus_message_append(reply, "s", name);
-                        }
-                        if (r >= 0)
-                                r = sd_bus_message_close_container(reply);
-                }
-        return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
-static int append_face_up(sd_bus_message *reply, const struct bus_match_info *m) {
-        char name[CARD_NAME_MAX] = "";
-        struct cp_view cv;
-
-        if (cp_public_view(m, &cv) && cv.face_up_shown)
-                card_name(m->game, cv.face_up, name);
-        return sd_bus_message_append(reply, "s", name);
-}
-
-/* Every property comes from the runtime at the time of the Get. */
-static int get_property(sd_bus *bus, const char *path, const char *interface, const char *property,
-                        sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        struct bus_match_info m;
-        int64_t id = id_of_path(path);
-
-        (void) bus, (void) interface, (void) userdata;
-        if (id <= 0 || lookup(id, &m) < 0)
-                return sd_bus_error_setf(ret_error, SD_BUS_ERROR_UNKNOWN_OBJECT, "no live match at %s", path);
-        if (strcmp(property, "Id") == 0)
-                return sd_bus_message_append(reply, "t", (uint64_t) m.id);
-        if (strcmp(property, "Game") == 0)
-                return sd_bus_message_append(reply, "s", m.game->name);
-        if (strcmp(property, "Seats") == 0)
-                return append_seats(reply, &m);
-        if (strcmp(property, "State") == 0)
-                return sd_bus_message_append(reply, "s", m.state_name);
-        if (strcmp(property, "Chips") == 0)
-                return append_per_seat(reply, &m, true);
-        if (strcmp(property, "StackSizes") == 0)
-                return append_per_seat(reply, &m, false);
-        if (strcmp(property, "Rows") == 0)
-                return append_rows(reply, &m);
-        if (strcmp(property, "FaceUpCard") == 0)
-                return append_face_up(reply, &m);
-        if (strcmp(property, "Window") == 0)
-                return sd_bus_message_append(reply, "u", m.window);
-        return -EINVAL;
-}
-
-#define MATCH_PROPERTY(name, sig, flags) SD_BUS_PROPERTY(name, sig, get_property, 0, flags)
-
-static const sd_bus_vtable match_vtable[] = {
-        SD_BUS_VTABLE_START(0),
-        MATCH_PROPERTY("Id", "t", SD_BUS_VTABLE_PROPERTY_CONST),
-        MATCH_PROPERTY("Game", "s", SD_BUS_VTABLE_PROPERTY_CONST),
-        MATCH_PROPERTY("Seats", "a(yss)", SD_BUS_VTABLE_PROPERTY_CONST),
-        MATCH_PROPERTY("State", "s", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        MATCH_PROPERTY("Chips", "a{yu}", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        MATCH_PROPERTY("StackSizes", "a{yu}", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        MATCH_PROPERTY("Rows", "aas", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        MATCH_PROPERTY("FaceUpCard", "s", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        MATCH_PROPERTY("Window", "u", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_SIGNAL_WITH_NAMES("CardRevealed", "siu",
-                                 SD_BUS_PARAM(card) SD_BUS_PARAM(source) SD_BUS_PARAM(window), 0),
-        SD_BUS_SIGNAL_WITH_NAMES("CallJudged", "yssx",
-                                 SD_BUS_PARAM(seat) SD_BUS_PARAM(call) SD_BUS_PARAM(verdict)
-                                 SD_BUS_PARAM(reaction_us), 0),
-        SD_BUS_SIGNAL_WITH_NAMES("TiebreakStarted", "ay", SD_BUS_PARAM(seats), 0),
-        SD_BUS_SIGNAL_WITH_NAMES("PlayerEliminated", "yu", SD_BUS_PARAM(seat) SD_BUS_PARAM(order), 0),
-        SD_BUS_SIGNAL_WITH_NAMES("MatchFinished", "a(yu)", SD_BUS_PARAM(placements), 0),
-        SD_BUS_VTABLE_END
-};
-
 static int register_matches(void *userdata, sd_bus *bus) {
         int r;
 
         (void) userdata;
-        r = sd_bus_add_fallback_vtable(bus, NULL, BUS_MATCH_PREFIX, BUS_MATCH_IFACE, match_vtable, find_match,
+        r = sd_bus_add_fallback_vtable(bus, NULL, BUS_MATCH_PREFIX, BUS_MATCH_IFACE, ctx.match_vtable, find_match,
                                        NULL);
+        for (size_t i = 0; r >= 0 && i < ctx.n_games; i++)
+                r = sd_bus_add_fallback_vtable(bus, NULL, BUS_MATCH_PREFIX, ctx.game_ifaces[i], ctx.game_vtables[i],
+                                               find_match, (void *) eng_games[i]);
         if (r < 0)
                 return r;
         return sd_bus_add_node_enumerator(bus, NULL, BUS_MATCH_PREFIX, enumerate_matches, NULL);
-}
-
-static void on_added(void *userdata, struct match *m);
-static void on_removed(void *userdata, struct match *m);
-static void on_aborted(void *userdata, struct match *m);
-static void on_published(void *userdata, struct match *m, const struct eng_input *in, const struct eng_out *out);
-
-int bus_matches_setup(struct bus *b, struct matches *reg) {
-        const struct match_observer obs = {
-                .added = on_added,
-                .removed = on_removed,
-                .aborted = on_aborted,
-                .published = on_published,
-                .userdata = b,
-        };
-        int r;
-
-        ctx.bus = b;
-        ctx.reg = reg;
-        if (!b)
-                return 0;
-        r = matches_observe(reg, &obs);
-        if (r < 0)
-                return r;
-        return bus_add_extension(b, register_matches, NULL);
 }
 
 /* ---- announcements ----------------------------------------------------- */
@@ -324,143 +431,204 @@ int bus_matches_setup(struct bus *b, struct matches *reg) {
 
 static void on_added(void *userdata, struct match *m) {
         sd_bus *bus = bus_get_sd_bus(userdata);
-        int64_t id = m->id;
         char *path;
 
-        if (!bus || !(path = match_path(id)))
+        if (!bus || !(path = match_path(m->id)))
                 return;
         if (sd_bus_emit_object_added(bus, path) < 0)
-                log_debug("could not announce match %" PRId64 " on D-Bus", id);
+                log_debug("could not announce match %" PRId64 " on D-Bus", m->id);
         free(path);
 }
 
 static void on_removed(void *userdata, struct match *m) {
         sd_bus *bus = bus_get_sd_bus(userdata);
-        int64_t id = m->id;
         char *path;
 
-        if (!bus || !(path = match_path(id)))
+        if (!bus || !(path = match_path(m->id)))
                 return;
         if (sd_bus_emit_object_removed(bus, path) < 0)
-                log_debug("could not announce the end of match %" PRId64 " on D-Bus", id);
+                log_debug("could not announce the end of match %" PRId64 " on D-Bus", m->id);
         free(path);
 }
 
 static void emit_changed(sd_bus *bus, const char *path, int64_t id) {
-        if (sd_bus_emit_properties_changed(bus, path, BUS_MATCH_IFACE, "State", "Chips", "StackSizes", "Rows",
-                                           "FaceUpCard", "Window", NULL) < 0)
+        if (sd_bus_emit_properties_changed(bus, path, BUS_MATCH_IFACE, "State", "Window", "GamePause", "View",
+                                           NULL) < 0)
                 log_debug("could not emit PropertiesChanged for match %" PRId64, id);
 }
 
 static void on_aborted(void *userdata, struct match *m) {
         sd_bus *bus = bus_get_sd_bus(userdata);
-        int64_t id = m->id;
         char *path;
 
-        if (!bus || !(path = match_path(id)))
+        if (!bus || !(path = match_path(m->id)))
                 return;
-        emit_changed(bus, path, id);
+        emit_changed(bus, path, m->id);
         free(path);
 }
 
-/* The window a reveal opens: the window request that follows it among the
- * same input's outputs, 0 when none does (a paused match). */
-static uint32_t window_after(const struct eng_out *out, size_t i) {
-        for (size_t k = i + 1; k < out->n; k++)
-                if (out->v[k].kind == ENG_REQ_WINDOW_OPEN)
-                        return out->v[k].window.window;
-        return 0;
-}
+/* One field's value (from the public JSON of the event) as its signature
+ * says. */
+static int append_field(sd_bus_message *msg, const struct eng_game *g, const struct eng_field *f, json_t *v);
 
-static int32_t source_of(int source) {
-        if (source == ENG_SOURCE_NEUTRAL)
-                return SOURCE_NEUTRAL;
-        if (source == ENG_SOURCE_AGAIN || source < 0)
-                return SOURCE_AGAIN;
-        return source + 1;
-}
+static int append_one(sd_bus_message *msg, const struct eng_game *g, const struct eng_field *f, json_t *v) {
+        switch (f->type) {
+        case ENG_T_BOOL:
+                return sd_bus_message_append(msg, "b", (int) json_is_true(v));
+        case ENG_T_SEAT:
+                return sd_bus_message_append(msg, "y", (uint8_t) (json_is_integer(v) ? json_integer_value(v) : 0));
+        case ENG_T_SEATS:
+        case ENG_T_BITS: {
+                json_t *it;
+                size_t i;
+                int r = sd_bus_message_open_container(msg, 'a', "y");
 
-/* Signals with an array argument are built by hand. */
-static int emit_tiebreak(sd_bus *bus, const char *path, uint32_t seats) {
-        sd_bus_message *msg = NULL;
-        int r = sd_bus_message_new_signal(bus, &msg, path, BUS_MATCH_IFACE, "TiebreakStarted");
-
-        if (r >= 0)
-                r = sd_bus_message_open_container(msg, 'a', "y");
-        for (unsigned s = 0; r >= 0 && s < ENG_MAX_SEATS; s++)
-                if (seats & (1u << s))
-                        r = sd_bus_message_append(msg, "y", (uint8_t) (s + 1));
-        if (r >= 0)
-                r = sd_bus_message_close_container(msg);
-        if (r >= 0)
-                r = sd_bus_send(bus, msg, NULL);
-        sd_bus_message_unref(msg);
-        return r;
-}
-
-/* Placements best first; seats that share a place in seat order. */
-static int emit_finished(sd_bus *bus, const char *path, const struct eng_output *o) {
-        sd_bus_message *msg = NULL;
-        unsigned n = o->finished.n_seats < ENG_MAX_SEATS ? o->finished.n_seats : ENG_MAX_SEATS;
-        int r = sd_bus_message_new_signal(bus, &msg, path, BUS_MATCH_IFACE, "MatchFinished");
-
-        if (r >= 0)
-                r = sd_bus_message_open_container(msg, 'a', "(yu)");
-        for (unsigned place = 1; r >= 0 && place <= n; place++)
-                for (unsigned s = 0; r >= 0 && s < n; s++)
-                        if (o->finished.place[s] == place)
-                                r = sd_bus_message_append(msg, "(yu)", (uint8_t) (s + 1), (uint32_t) place);
-        if (r >= 0)
-                r = sd_bus_message_close_container(msg);
-        if (r >= 0)
-                r = sd_bus_send(bus, msg, NULL);
-        sd_bus_message_unref(msg);
-        return r;
-}
-
-static int emit_output(sd_bus *bus, const char *path, const struct eng_game *g, const struct eng_out *out,
-                       size_t i) {
-        const struct eng_output *o = &out->v[i];
-        char card[CARD_NAME_MAX];
-        const char *call, *verdict;
-
-        switch (o->kind) {
-        case ENG_EV_CARD_REVEALED:
-                card_name(g, o->revealed.card, card);
-                return sd_bus_emit_signal(bus, path, BUS_MATCH_IFACE, "CardRevealed", "siu", card,
-                                          source_of(o->revealed.source), window_after(out, i));
-        case ENG_EV_CALL_JUDGED:
-                call = g->call_name ? g->call_name(o->judged.call) : NULL;
-                verdict = eng_verdict_name(o->judged.verdict);
-                return sd_bus_emit_signal(bus, path, BUS_MATCH_IFACE, "CallJudged", "yssx", (uint8_t) (o->seat + 1),
-                                          call ? call : "", verdict, o->judged.reaction_us);
-        case ENG_EV_TIEBREAK_STARTED:
-                return emit_tiebreak(bus, path, o->tiebreak.seats);
-        case ENG_EV_PLAYER_ELIMINATED:
-                return sd_bus_emit_signal(bus, path, BUS_MATCH_IFACE, "PlayerEliminated", "yu",
-                                          (uint8_t) (o->seat + 1), (uint32_t) o->eliminated.order);
-        case ENG_EV_MATCH_FINISHED:
-                return emit_finished(bus, path, o);
-        default:
-                return 0;
+                json_array_foreach(v, i, it)
+                        if (r >= 0)
+                                r = sd_bus_message_append(msg, "y", (uint8_t) json_integer_value(it));
+                return r < 0 ? r : sd_bus_message_close_container(msg);
         }
+        case ENG_T_SEQ:
+                return sd_bus_message_append(msg, "t", (uint64_t) json_integer_value(v));
+        case ENG_T_CALL: {
+                const char *name = eng_call_name(g, json_integer_value(v));
+
+                return sd_bus_message_append(msg, "s", name ? name : "");
+        }
+        case ENG_T_ENUM:
+        case ENG_T_HANDLE:
+                return sd_bus_message_append(msg, "s", json_is_string(v) ? json_string_value(v) : "");
+        case ENG_T_CARD:
+                return append_dict(msg, json_is_object(v) ? v : json_object(), 0);
+        case ENG_T_PLACES: {
+                json_t *it;
+                size_t i;
+                int r = sd_bus_message_open_container(msg, 'a', "(yu)");
+
+                json_array_foreach(v, i, it)
+                        if (r >= 0)
+                                r = sd_bus_message_append(msg, "(yu)",
+                                                          (uint8_t) json_integer_value(json_object_get(it, "seat")),
+                                                          (uint32_t) json_integer_value(json_object_get(it, "place")));
+                return r < 0 ? r : sd_bus_message_close_container(msg);
+        }
+        case ENG_T_INT:
+        case ENG_T_TIME:
+        default:
+                return sd_bus_message_append(msg, "x", (int64_t) json_integer_value(v));
+        }
+}
+
+static int append_field(sd_bus_message *msg, const struct eng_game *g, const struct eng_field *f, json_t *v) {
+        char inner[SIG_MAX];
+        json_t *it;
+        size_t i;
+        int r;
+
+        if (!f->max_count)
+                return append_one(msg, g, f, v);
+        snprintf(inner, sizeof inner, "%s", type_sig(f->type));
+        r = sd_bus_message_open_container(msg, 'a', inner);
+        json_array_foreach(v, i, it)
+                if (r >= 0)
+                        r = append_one(msg, g, f, it);
+        return r < 0 ? r : sd_bus_message_close_container(msg);
+}
+
+/* The signal of one public event: on the Match interface for the
+ * framework's, on the game's for its own. */
+static int emit_output(sd_bus *bus, const char *path, const struct match *m, const struct eng_output *o,
+                       const char *game_iface) {
+        bool framework = false;
+        char member[NAME_MAX_DBUS];
+        sd_bus_message *msg = NULL;
+        json_t *j;
+        int r;
+
+        for (size_t i = 0; eng_framework_events[i]; i++)
+                framework |= eng_framework_events[i] == o->def;
+        if (o->def->audience != ENG_VIEW_PUBLIC || bus_match_camel(o->def->name, member, sizeof member) < 0)
+                return 0;
+        j = match_json_output(m->game, m->state, o, &match_public, NULL);
+        if (!j)
+                return -ENOMEM;
+        r = sd_bus_message_new_signal(bus, &msg, path, framework ? BUS_MATCH_IFACE : game_iface, member);
+        if (r >= 0)
+                r = sd_bus_message_append(msg, "y", (uint8_t) (o->seat >= 0 ? o->seat + 1 : 0));
+        for (size_t i = 0; r >= 0 && i < o->def->n_fields; i++)
+                if (public_field(&o->def->fields[i]))
+                        r = append_field(msg, m->game, &o->def->fields[i],
+                                         json_object_get(j, o->def->fields[i].name));
+        if (r >= 0)
+                r = sd_bus_send(bus, msg, NULL);
+        sd_bus_message_unref(msg);
+        json_decref(j);
+        return r;
 }
 
 static void on_published(void *userdata, struct match *m, const struct eng_input *in, const struct eng_out *out) {
         sd_bus *bus = bus_get_sd_bus(userdata);
-        const struct eng_game *g = m->game;
-        int64_t id = m->id;
+        char iface[NAME_MAX_DBUS];
         char *path;
 
         (void) in;
-
         /* A refused input changed nothing: no events, no new values. */
-        if (!bus || out->refusal != ENG_ACCEPTED || !(path = match_path(id)))
+        if (!bus || out->refusal != ENG_ACCEPTED || bus_match_game_iface(m->game, iface, sizeof iface) < 0 ||
+            !(path = match_path(m->id)))
                 return;
         for (size_t i = 0; i < out->n; i++)
-                if (emit_output(bus, path, g, out, i) < 0)
-                        log_debug("could not emit %s for match %" PRId64 " on D-Bus",
-                                  eng_output_kind_name(out->v[i].kind), id);
-        emit_changed(bus, path, id);
+                if (!eng_output_is_request(&out->v[i]) && emit_output(bus, path, m, &out->v[i], iface) < 0)
+                        log_debug("could not emit %s for match %" PRId64 " on D-Bus", out->v[i].def->name, m->id);
+        emit_changed(bus, path, m->id);
         free(path);
+}
+
+int bus_matches_setup(struct bus *b, struct matches *reg) {
+        const struct match_observer obs = {
+                .added = on_added,
+                .removed = on_removed,
+                .aborted = on_aborted,
+                .published = on_published,
+                .userdata = b,
+        };
+        char iface[NAME_MAX_DBUS];
+        int r;
+
+        size_t n_framework = 0;
+
+        ctx.bus = b;
+        ctx.reg = reg;
+        if (!b)
+                return 0;
+        while (eng_framework_events[n_framework])
+                n_framework++;
+        ctx.match_vtable = signals_vtable(match_properties, sizeof match_properties / sizeof match_properties[0],
+                                          eng_framework_events, n_framework);
+        if (!ctx.match_vtable)
+                return -ENOMEM;
+        for (size_t i = 0; eng_games[i]; i++) {
+                if (i >= BUS_MATCH_MAX_GAMES)
+                        return -E2BIG;
+                r = bus_match_game_iface(eng_games[i], iface, sizeof iface);
+                if (r < 0)
+                        return r;
+                ctx.game_ifaces[i] = strdup(iface);
+                ctx.game_vtables[i] = signals_vtable(NULL, 0, eng_games[i]->events, eng_games[i]->n_events);
+                if (!ctx.game_ifaces[i] || !ctx.game_vtables[i])
+                        return -ENOMEM;
+                ctx.n_games = i + 1;
+        }
+        r = matches_observe(reg, &obs);
+        if (r < 0)
+                return r;
+        return bus_add_extension(b, register_matches, NULL);
+}
+
+void bus_matches_free(void) {
+        vtable_free(ctx.match_vtable);
+        for (size_t i = 0; i < ctx.n_games; i++) {
+                vtable_free(ctx.game_vtables[i]);
+                free(ctx.game_ifaces[i]);
+        }
+        memset(&ctx, 0, sizeof ctx);
 }

@@ -260,6 +260,7 @@ static void on_pad_pressed(void *userdata, const struct pad_press *press) {
         struct service *s = userdata;
         bus_pads_pressed(s->bus, press);
         api_events_press(s->events, press);
+        matches_pad_pressed(s->matches, press);
 }
 
 /* SIGHUP: re-read the file; apply what can change while running, keep the
@@ -546,6 +547,7 @@ static void stop(struct service *s) {
         api_server_free(s->api);
         sse_hub_free(s->events);        /* after the server: its streams hold subscribers */
         bus_free(s->bus);
+        bus_matches_free();
         tour_bus_free();
         padbus_free(s->pads);
         auth_free(s->auth);

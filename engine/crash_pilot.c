@@ -19,7 +19,7 @@
 /* Bumped whenever the canonical serialisation below changes: a stored hash
  * from an older version then no longer matches, and the runtime hands the
  * match to a referee instead of resuming it on different rules. */
-#define CP_HASH_VERSION         1
+#define CP_HASH_VERSION         2
 
 /* The first reveal needs one neutral card (rulebook, "Gameplay"); after
  * that every draw from the neutral deck follows a tuck, so the deck is never
@@ -28,6 +28,7 @@
 #define CP_MIN_NEUTRAL          1
 
 #define US_PER_MS               INT64_C(1000)
+#define ELEMENTSOF(a)           (sizeof(a) / sizeof((a)[0]))
 
 /* Pad feedback (docs/protocol.md LIGHT and BUZZ).  A correct call lights
  * the button that made it for as long as the verdict is on screen by
@@ -44,31 +45,31 @@
 
 /* ---- Schema. */
 
-static const struct eng_param cp_params[CP_N_PARAMS] = {
+static const struct eng_field cp_params[CP_N_PARAMS] = {
         [CP_PARAM_OBJECTS] = {
-                .key = "deck.objects", .type = ENG_PARAM_INT,
+                .name = "deck.objects", .type = ENG_T_INT,
                 .min = CP_MIN_KINDS, .max = CP_MAX_KINDS, .def = 6,
                 .doc = "Different objects pictured on the cards.",
         },
         [CP_PARAM_COLOURS] = {
-                .key = "deck.colours", .type = ENG_PARAM_INT,
+                .name = "deck.colours", .type = ENG_T_INT,
                 .min = CP_MIN_KINDS, .max = CP_MAX_KINDS, .def = 6,
                 .doc = "Different colours on the cards.",
         },
         [CP_PARAM_COPIES] = {
-                .key = "deck.copies", .type = ENG_PARAM_INT,
+                .name = "deck.copies", .type = ENG_T_INT,
                 .min = 1, .max = CP_MAX_COPIES, .def = 2,
                 .doc = "Cards of each object and colour in the deck.",
         },
         [CP_PARAM_PAUSE_MS] = {
-                .key = "reveal.pause_ms", .type = ENG_PARAM_INT,
+                .name = "reveal.pause_ms", .type = ENG_T_INT,
                 .min = 0, .max = 10000, .def = 1000, .unit = "ms",
                 .doc = "How long a verdict stays on screen before the next card is revealed "
                        "(at a real table at least the judge's 250 ms false-start lockout; "
                        "0 reveals at once, for simulations).",
         },
         [CP_PARAM_TIMEOUT_MS] = {
-                .key = "reveal.timeout_ms", .type = ENG_PARAM_INT,
+                .name = "reveal.timeout_ms", .type = ENG_T_INT,
                 .min = 1000, .max = 600000, .def = 20000, .unit = "ms",
                 .doc = "A card nobody calls within this time is tucked under the neutral deck "
                        "and the next neutral card is revealed.",
@@ -100,17 +101,19 @@ void cp_config_from(const struct eng_config *cfg, struct cp_config *ret) {
  *   - the deck must hold the six starters, the players' cards and at least
  *     one neutral card for the first reveal.
  * Ranges are checked again here because create() calls this directly. */
-static int cp_validate(const struct eng_config *cfg, unsigned n_seats, struct eng_error *ret_err) {
+static int cp_validate(const struct eng_config *cfg, const struct eng_data *data, unsigned n_seats,
+                       struct eng_error *ret_err) {
         struct cp_config c;
         unsigned per, cards, need;
 
         for (size_t i = 0; i < CP_N_PARAMS; i++)
                 if (cfg->v[i] < cp_params[i].min || cfg->v[i] > cp_params[i].max)
-                        return eng_error_set(ret_err, cp_params[i].key, "must be %lld..%lld%s%s",
+                        return eng_error_set(ret_err, cp_params[i].name, "must be %lld..%lld%s%s",
                                              (long long) cp_params[i].min,
                                              (long long) cp_params[i].max,
                                              cp_params[i].unit ? " " : "",
                                              cp_params[i].unit ? cp_params[i].unit : "");
+        (void) data;            /* Crash Pilot has no data files */
         per = cp_cards_per_player(n_seats);
         if (per == 0)
                 return eng_error_set(ret_err, "seats", "must be %d..%d", CP_MIN_SEATS, CP_MAX_SEATS);
@@ -191,6 +194,28 @@ static uint8_t neutral_draw(struct cp_table *t) {
         return card;
 }
 
+static void mark_seen(struct cp_state *st, uint8_t card) {
+        st->seen[card / 8] |= (uint8_t) (1u << (card % 8));
+}
+
+static bool was_seen(const struct cp_state *st, uint8_t card) {
+        return st->seen[card / 8] & (1u << (card % 8));
+}
+
+uint32_t cp_handle(const struct cp_state *st, uint8_t card) {
+        return eng_handle(st->handle_key, card);
+}
+
+int cp_card_of(const struct cp_state *st, uint32_t handle, uint8_t *ret_card) {
+        uint32_t card = eng_handle_card(st->handle_key, handle);
+
+        if (card >= CP_MAX_CARDS || CP_CARD_OBJECT(card) >= st->cfg.objects ||
+            CP_CARD_COLOUR(card) >= st->cfg.colours || CP_CARD_COPY(card) >= st->cfg.copies)
+                return -ENOENT;
+        *ret_card = (uint8_t) card;
+        return 0;
+}
+
 static bool time_ok(int64_t t) {
         return t >= -ENG_TIME_LIMIT_US && t <= ENG_TIME_LIMIT_US;
 }
@@ -204,11 +229,12 @@ static void state_init(struct cp_state *st, const struct eng_config *cfg, unsign
         cp_config_from(cfg, &st->cfg);
         st->n_seats = (uint8_t) n_seats;
         st->seed = seed;
+        st->handle_key = eng_handle_key(seed);
         st->wake_us = ENG_NEVER;
         st->t.phase = CP_PHASE_READY;
         st->t.next_seat = -1;
         st->t.winner = -1;
-        st->t.face_source = ENG_SOURCE_NEUTRAL;
+        st->t.face_source = CP_FROM_NEUTRAL;
         st->t.last.seat = -1;
 }
 
@@ -260,6 +286,8 @@ static int deal(struct cp_state *st, const uint8_t *deck, size_t n) {
         r = deal_rows(t);
         if (r < 0)
                 return r;
+        for (unsigned row = 0; row < CP_ROWS; row++)
+                mark_seen(st, t->rows[row][0]);
         if (t->neutral_len < st->n_seats * per + CP_MIN_NEUTRAL)
                 return -EINVAL;
         for (unsigned k = 0; k < per; k++)
@@ -280,14 +308,15 @@ static size_t full_deck(const struct cp_config *c, uint8_t *ret) {
 
 /* Rulebook, "Setup": "Shuffle the deck".  The shuffle is the only use of
  * randomness in Crash Pilot, so the seed fixes the whole deal. */
-static int cp_create(void *state, const struct eng_config *cfg, unsigned n_seats, uint64_t seed) {
+static int cp_create(void *state, const struct eng_config *cfg, const struct eng_data *data, unsigned n_seats,
+                     uint64_t seed) {
         struct cp_state *st = state;
         uint8_t deck[CP_MAX_CARDS];
         struct cp_config c;
         struct eng_rng rng;
         size_t n;
 
-        if (!st || !cfg || cp_validate(cfg, n_seats, NULL) < 0)
+        if (!st || !cfg || cp_validate(cfg, data, n_seats, NULL) < 0)
                 return -EINVAL;
         cp_config_from(cfg, &c);
         n = full_deck(&c, deck);
@@ -302,7 +331,7 @@ int cp_create_with_deck(struct cp_state *st, const struct eng_config *cfg, unsig
         bool seen[CP_MAX_CARDS] = { false };
         struct cp_config c;
 
-        if (!st || !cfg || !deck || cp_validate(cfg, n_seats, NULL) < 0)
+        if (!st || !cfg || !deck || cp_validate(cfg, NULL, n_seats, NULL) < 0)
                 return -EINVAL;
         cp_config_from(cfg, &c);
         if (n != (size_t) c.objects * c.colours * c.copies)
@@ -319,11 +348,123 @@ int cp_create_with_deck(struct cp_state *st, const struct eng_config *cfg, unsig
         return deal(st, deck, n);
 }
 
+/* ---- Events (docs/games/crash-pilot.md, "Events").  Each event's fields
+ * are its slots in order: the emit functions below fill them by these
+ * positions, and tests/unit/test_crash_pilot.c checks them against the
+ * tables. */
+
+static const char *const source_choices[] = { "neutral", "stack", "again" };
+static const char *const source_text[] = { "from the neutral deck", "from their own stack", "again" };
+static const char *const verdict_choices[] = { "correct", "wrong", "too_late", "not_allowed" };
+static const char *const verdict_text[] = { "correct", "wrong", "too late", "not allowed" };
+static const char *const cause_choices[] = { "wrong_call", "doesnt_fit", "tie", "expired" };
+static const char *const cause_text[] = { "after a wrong call", "as it fits no row", "after a tie",
+                                          "as nobody called it" };
+
+#define CARD_FIELD(doc_) { .name = "card", .type = ENG_T_CARD, .doc = doc_ }
+
+static const struct eng_field revealed_fields[] = {
+        CARD_FIELD("The card now face up."),
+        { .name = "source", .type = ENG_T_ENUM, .min = 0, .max = 2, .choices = source_choices,
+          .choice_text = source_text, .doc = "Where it came from." },
+        { .name = "source_seat", .type = ENG_T_SEAT, .optional = true,
+          .doc = "The seat whose stack it came from; null otherwise." },
+        { .name = "reveal", .type = ENG_T_INT, .min = 1, .max = UINT32_MAX, .doc = "1, 2, … in the match." },
+};
+
+static const struct eng_field judged_fields[] = {
+        { .name = "call", .type = ENG_T_CALL, .min = 0, .max = CP_CALL_DOESNT_FIT, .doc = "The call made." },
+        { .name = "verdict", .type = ENG_T_ENUM, .min = 0, .max = 3, .choices = verdict_choices,
+          .choice_text = verdict_text, .doc = "correct, wrong, too_late or not_allowed." },
+        { .name = "reaction_us", .type = ENG_T_INT, .min = 0, .max = ENG_TIME_LIMIT_US, .unit = "µs",
+          .doc = "The press time minus the reveal; 0 for a refused call." },
+        { .name = "window", .type = ENG_T_INT, .min = 0, .max = UINT32_MAX, .doc = "The window it answered." },
+        { .name = "card", .type = ENG_T_CARD, .optional = true,
+          .doc = "The card called; null for a call too late, which was judged against no card." },
+};
+
+static const struct eng_field tiebreak_fields[] = {
+        { .name = "seats", .type = ENG_T_SEATS, .doc = "The tied seats: only they call the next card." },
+        { .name = "calls", .type = ENG_T_CALL, .min = 0, .max = CP_CALL_DOESNT_FIT, .max_count = ENG_TIE_CALLS,
+          .doc = "Their calls, in seat order (empty when a referee entered the tie without them)." },
+};
+
+static const struct eng_field placed_fields[] = {
+        CARD_FIELD("The card placed."),
+        { .name = "row", .type = ENG_T_INT, .min = 1, .max = CP_ROWS, .doc = "The row, 1 to 6." },
+};
+
+static const struct eng_field tucked_fields[] = {
+        CARD_FIELD("The card put under the neutral deck."),
+        { .name = "cause", .type = ENG_T_ENUM, .min = 0, .max = 3, .choices = cause_choices,
+          .choice_text = cause_text, .doc = "wrong_call, doesnt_fit, tie or expired." },
+};
+
+static const struct eng_field chip_fields[] = {
+        { .name = "chips", .type = ENG_T_INT, .min = 1, .max = CP_CHIPS_OUT, .doc = "The seat's chips now." },
+};
+static const struct eng_field eliminated_fields[] = {
+        { .name = "order", .type = ENG_T_INT, .min = 1, .max = CP_MAX_SEATS, .doc = "1: the first seat out." },
+};
+static const struct eng_field expired_fields[] = {
+        CARD_FIELD("The card nobody called in time."),
+};
+static const struct eng_field voided_fields[] = {
+        { .name = "voided_seq", .type = ENG_T_SEQ, .min = 1, .max = INT64_MAX,
+          .doc = "The input whose resolution the referee undid." },
+};
+
+const struct eng_event_def cp_ev_card_revealed = {
+        .name = "card_revealed", .fields = revealed_fields, .n_fields = ELEMENTSOF(revealed_fields),
+        .reveals = true, .text = "A card is turned up {source}: {card}.",
+        .doc = "A card is face up and a window is open for it.",
+};
+const struct eng_event_def cp_ev_call_judged = {
+        .name = "call_judged", .fields = judged_fields, .n_fields = ELEMENTSOF(judged_fields),
+        .text = "{seat} calls {call}: {verdict}.", .doc = "A call and its verdict.",
+};
+const struct eng_event_def cp_ev_tiebreak_started = {
+        .name = "tiebreak_started", .fields = tiebreak_fields, .n_fields = ELEMENTSOF(tiebreak_fields),
+        .text = "{seats} called at the same time: a tiebreak among them.",
+        .doc = "Seats called at the same time; only they call the next card.",
+};
+const struct eng_event_def cp_ev_card_placed = {
+        .name = "card_placed", .fields = placed_fields, .n_fields = ELEMENTSOF(placed_fields),
+        .text = "{card} goes into row {row}.", .doc = "A correct call placed the card in its row.",
+};
+const struct eng_event_def cp_ev_card_tucked = {
+        .name = "card_tucked", .fields = tucked_fields, .n_fields = ELEMENTSOF(tucked_fields),
+        .text = "{card} goes under the neutral deck {cause}.", .doc = "A card went under the neutral deck.",
+};
+const struct eng_event_def cp_ev_chip_given = {
+        .name = "chip_given", .fields = chip_fields, .n_fields = ELEMENTSOF(chip_fields),
+        .text = "{seat} takes a red chip ({chips} now).", .doc = "A wrong call earned the seat a chip.",
+};
+const struct eng_event_def cp_ev_player_eliminated = {
+        .name = "player_eliminated", .fields = eliminated_fields, .n_fields = ELEMENTSOF(eliminated_fields),
+        .text = "{seat} has three chips and is out.", .doc = "A seat reached three chips and is out.",
+};
+const struct eng_event_def cp_ev_reveal_expired = {
+        .name = "reveal_expired", .fields = expired_fields, .n_fields = ELEMENTSOF(expired_fields),
+        .text = "Nobody called {card} in time.", .doc = "Nobody called the face-up card in time.",
+};
+const struct eng_event_def cp_ev_call_voided = {
+        .name = "call_voided", .fields = voided_fields, .n_fields = ELEMENTSOF(voided_fields),
+        .text = "The referee undoes the resolution of input #{voided_seq}.",
+        .doc = "A referee undid the last resolution (void_call).",
+};
+
+static const struct eng_event_def *const cp_events[] = {
+        &cp_ev_card_revealed, &cp_ev_call_judged, &cp_ev_tiebreak_started, &cp_ev_card_placed,
+        &cp_ev_card_tucked, &cp_ev_chip_given, &cp_ev_player_eliminated, &cp_ev_reveal_expired,
+        &cp_ev_call_voided,
+};
+
 /* ---- Outputs. */
 
 static void emit_light(struct eng_out *out, int seat, int64_t now, unsigned button,
                        enum eng_light mode, unsigned ms) {
-        struct eng_output *o = eng_out_push(out, ENG_REQ_PAD_LIGHT, seat, now);
+        struct eng_output *o = eng_out_push(out, &eng_req_pad_light, seat, now);
 
         if (o) {
                 o->light.button = button;
@@ -334,7 +475,7 @@ static void emit_light(struct eng_out *out, int seat, int64_t now, unsigned butt
 
 static void emit_buzz(struct eng_out *out, int seat, int64_t now, enum eng_buzz pattern,
                       unsigned ms) {
-        struct eng_output *o = eng_out_push(out, ENG_REQ_PAD_BUZZ, seat, now);
+        struct eng_output *o = eng_out_push(out, &eng_req_pad_buzz, seat, now);
 
         if (o) {
                 o->buzz.pattern = pattern;
@@ -343,33 +484,34 @@ static void emit_buzz(struct eng_out *out, int seat, int64_t now, enum eng_buzz 
 }
 
 static void emit_lockout(struct eng_out *out, int seat, int64_t now, uint32_t buttons) {
-        struct eng_output *o = eng_out_push(out, ENG_REQ_PAD_LOCKOUT, seat, now);
+        struct eng_output *o = eng_out_push(out, &eng_req_pad_lockout, seat, now);
 
         if (o)
                 o->lockout.buttons = buttons;
 }
 
-static void emit_tucked(struct eng_out *out, int seat, int64_t now, uint8_t card,
-                        enum eng_cause cause) {
-        struct eng_output *o = eng_out_push(out, ENG_EV_CARD_TUCKED, seat, now);
+static void emit_tucked(const struct cp_state *st, struct eng_out *out, int seat, int64_t now, uint8_t card,
+                        enum cp_cause cause) {
+        struct eng_output *o = eng_out_push(out, &cp_ev_card_tucked, seat, now);
 
         if (o) {
-                o->tucked.card = card;
-                o->tucked.cause = cause;
+                o->v[CP_TUCKED_CARD] = cp_handle(st, card);
+                o->v[CP_TUCKED_CAUSE] = cause;
         }
 }
 
-static void emit_judged(struct eng_out *out, const struct eng_input *in, enum eng_verdict verdict,
-                        int64_t reaction_us, uint8_t card) {
-        struct eng_output *o = eng_out_push(out, ENG_EV_CALL_JUDGED, in->seat, in->time_us);
+/* card < 0: none (ENG_ABSENT). */
+static void emit_judged(const struct cp_state *st, struct eng_out *out, const struct eng_input *in,
+                        enum cp_verdict verdict, int64_t reaction_us, int card) {
+        struct eng_output *o = eng_out_push(out, &cp_ev_call_judged, in->seat, in->time_us);
 
         if (!o)
                 return;
-        o->judged.call = in->call.call;
-        o->judged.verdict = verdict;
-        o->judged.reaction_us = reaction_us;
-        o->judged.window = in->call.window;
-        o->judged.card = card;
+        o->v[CP_JUD_CALL] = in->call.call;
+        o->v[CP_JUD_VERDICT] = verdict;
+        o->v[CP_JUD_REACTION] = reaction_us;
+        o->v[CP_JUD_WINDOW] = in->call.window;
+        o->v[CP_JUD_CARD] = card < 0 ? ENG_ABSENT : (int64_t) cp_handle(st, (uint8_t) card);
 }
 
 static void close_window(struct cp_state *st, struct eng_out *out, int64_t now) {
@@ -378,7 +520,7 @@ static void close_window(struct cp_state *st, struct eng_out *out, int64_t now) 
         if (!st->window_open)
                 return;
         st->window_open = false;
-        o = eng_out_push(out, ENG_REQ_WINDOW_CLOSE, ENG_SEAT_TABLE, now);
+        o = eng_out_push(out, &eng_req_window_close, ENG_SEAT_TABLE, now);
         if (o)
                 o->window.window = st->windows;
 }
@@ -408,20 +550,6 @@ static void fill_result(const struct cp_state *st, struct eng_result *ret) {
         ret->winner = t->winner >= 0 ? t->winner : ENG_SEAT_TABLE;
         ret->n_seats = st->n_seats;
         for (int s = 0; s < st->n_seats; s++) {
-                const struct cp_stats *x = &t->stats[s];
-                struct eng_seat_stats *y = &ret->stats[s];
-
-                y->calls = x->calls;
-                y->correct = x->correct;
-                y->wrong = x->wrong;
-                y->ties = x->ties;
-                y->reaction_sum_us = x->reaction_sum_us;
-                y->reaction_avg_us = x->calls ? x->reaction_sum_us / x->calls : 0;
-                y->chips = t->chips[s];
-                y->cards_left = t->stack_len[s];
-                y->eliminated = t->out_order[s] != 0;
-                y->eliminated_order = t->out_order[s];
-
                 if (s == t->winner)
                         key[s] = 0;
                 else if (t->out_order[s] == 0)
@@ -452,11 +580,11 @@ static void finish(struct cp_state *st, struct eng_out *out, int winner, int64_t
         st->t.winner = (int8_t) winner;
         st->wake_us = ENG_NEVER;
         fill_result(st, &res);
-        o = eng_out_push(out, ENG_EV_MATCH_FINISHED, winner, now);
+        o = eng_out_push(out, &eng_ev_match_finished, winner, now);
         if (o) {
                 o->finished.winner = winner;
-                o->finished.n_seats = st->n_seats;
-                memcpy(o->finished.place, res.place, sizeof o->finished.place);
+                for (unsigned s = 0; s < ENG_MAX_SEATS; s++)
+                        o->finished.place[s] = res.place[s];
         }
         emit_light(out, winner, now, ENG_BUTTON_ALL, ENG_LIGHT_BLINK, CP_BLINK_WIN_MS);
 }
@@ -477,7 +605,7 @@ static int reveal(struct cp_state *st, struct eng_out *out, enum cp_next next, i
                 if (t->neutral_len == 0)
                         return -EPROTO;
                 card = neutral_draw(t);
-                source = ENG_SOURCE_NEUTRAL;
+                source = CP_FROM_NEUTRAL;
                 break;
         case CP_NEXT_STACK:
                 if (seat < 0 || seat >= st->n_seats || t->stack_len[seat] < 2)
@@ -490,7 +618,7 @@ static int reveal(struct cp_state *st, struct eng_out *out, enum cp_next next, i
                 if (!t->has_face_up)
                         return -EPROTO;
                 card = t->face_up;
-                source = ENG_SOURCE_AGAIN;
+                source = CP_FROM_AGAIN;
                 break;
         }
         t->phase = CP_PHASE_SHOWING;
@@ -506,13 +634,16 @@ static int reveal(struct cp_state *st, struct eng_out *out, enum cp_next next, i
         st->window_open = true;
         st->wake_us = now + st->cfg.timeout_us;
 
-        o = eng_out_push(out, ENG_EV_CARD_REVEALED, source >= 0 ? source : ENG_SEAT_TABLE, now);
+        mark_seen(st, card);
+        o = eng_out_push(out, &cp_ev_card_revealed, source >= 0 ? source : ENG_SEAT_TABLE, now);
         if (o) {
-                o->revealed.card = card;
-                o->revealed.source = source;
-                o->revealed.reveal = st->reveals;
+                o->v[CP_REV_CARD] = cp_handle(st, card);
+                o->v[CP_REV_SOURCE] = source >= 0 ? CP_SOURCE_STACK
+                                 : source == CP_FROM_AGAIN ? CP_SOURCE_AGAIN : CP_SOURCE_NEUTRAL;
+                o->v[CP_REV_SOURCE_SEAT] = source >= 0 ? source : ENG_SEAT_TABLE;
+                o->v[CP_REV_NUMBER] = st->reveals;
         }
-        o = eng_out_push(out, ENG_REQ_WINDOW_OPEN, ENG_SEAT_TABLE, now);
+        o = eng_out_push(out, &eng_req_window_open, ENG_SEAT_TABLE, now);
         if (o) {
                 o->window.window = st->windows;
                 o->window.seats = t->allowed;
@@ -534,7 +665,7 @@ static int schedule(struct cp_state *st, struct eng_out *out, enum cp_next next,
 }
 
 /* Every resolution of a face-up card starts here, so that a referee can
- * undo it (CP_REFEREE_VOID). */
+ * undo it (CP_ACTION_VOID_CALL). */
 static void resolution_begin(struct cp_state *st, const struct eng_input *in, struct eng_out *out) {
         st->before = st->t;
         st->before_seq = in->seq;
@@ -564,9 +695,9 @@ static bool eliminate(struct cp_state *st, struct eng_out *out, int seat, int64_
         uint32_t left;
 
         st->t.out_order[seat] = ++st->t.n_out;
-        o = eng_out_push(out, ENG_EV_PLAYER_ELIMINATED, seat, now);
+        o = eng_out_push(out, &cp_ev_player_eliminated, seat, now);
         if (o)
-                o->eliminated.order = st->t.out_order[seat];
+                o->v[CP_ELIMINATED_ORDER] = st->t.out_order[seat];
         emit_buzz(out, seat, now, ENG_BUZZ_LONG_SHORT, CP_BUZZ_OUT_MS);
         emit_lockout(out, seat, now, CP_PAD_ALL_BUTTONS);
         left = seats_in(st);
@@ -606,13 +737,17 @@ static enum eng_refusal do_call(struct cp_state *st, const struct eng_input *in,
         if (t->phase == CP_PHASE_READY)
                 return ENG_REFUSED_STATE;
         /* Rulebook: "Only the first such row called counts."  The judge
-         * picked the first call; anything else for this card is late. */
+         * picked the first call; anything else for this card is late.  A
+         * late call names no card: between cards none is face up (and any
+         * other card named could be one still hidden in a stack), the card
+         * up now may not be the one the call was for, and while paused the
+         * face-up card is hidden from the players this event reaches. */
         if (!st->window_open || in->call.window != st->windows) {
-                emit_judged(out, in, ENG_VERDICT_TOO_LATE, 0, t->has_face_up ? t->face_up : 0);
+                emit_judged(st, out, in, CP_VERDICT_TOO_LATE, 0, -1);
                 return ENG_REFUSED_TOO_LATE;
         }
         if (!(t->allowed & seat_bit(seat))) {
-                emit_judged(out, in, ENG_VERDICT_NOT_ALLOWED, 0, t->face_up);
+                emit_judged(st, out, in, CP_VERDICT_NOT_ALLOWED, 0, t->face_up);
                 return ENG_REFUSED_NOT_ALLOWED;
         }
         if (in->call.press_us < t->shown_us || in->call.press_us > now)
@@ -631,20 +766,20 @@ static enum eng_refusal do_call(struct cp_state *st, const struct eng_input *in,
 
         if (call_is_legal(t, call, card)) {
                 t->stats[seat].correct++;
-                t->last.verdict = ENG_VERDICT_CORRECT;
-                emit_judged(out, in, ENG_VERDICT_CORRECT, reaction, card);
+                t->last.verdict = CP_VERDICT_CORRECT;
+                emit_judged(st, out, in, CP_VERDICT_CORRECT, reaction, card);
                 emit_light(out, seat, now, (unsigned) call - 1, ENG_LIGHT_ON, CP_LIGHT_CORRECT_MS);
                 if (call == CP_CALL_DOESNT_FIT) {
                         neutral_tuck(t, card);
-                        emit_tucked(out, seat, now, card, ENG_CAUSE_DOESNT_FIT);
+                        emit_tucked(st, out, seat, now, card, CP_CAUSE_DOESNT_FIT);
                 } else {
                         unsigned r = (unsigned) call - 1;
 
                         t->rows[r][t->row_len[r]++] = card;
-                        o = eng_out_push(out, ENG_EV_CARD_PLACED, seat, now);
+                        o = eng_out_push(out, &cp_ev_card_placed, seat, now);
                         if (o) {
-                                o->placed.card = card;
-                                o->placed.row = call;
+                                o->v[CP_PLACED_CARD] = cp_handle(st, card);
+                                o->v[CP_PLACED_ROW] = call;
                         }
                 }
                 tiebreak_end(st, out, now);
@@ -652,6 +787,8 @@ static enum eng_refusal do_call(struct cp_state *st, const struct eng_input *in,
                         t->face_up = t->stack[seat][--t->stack_len[seat]];
                         t->has_face_up = true;
                         t->face_source = (int8_t) seat;
+                        /* turned over: every view shows it from now on */
+                        mark_seen(st, t->face_up);
                         finish(st, out, seat, now);
                         return ENG_ACCEPTED;
                 }
@@ -665,14 +802,14 @@ static enum eng_refusal do_call(struct cp_state *st, const struct eng_input *in,
          * neutral deck." */
         t->stats[seat].wrong++;
         t->chips[seat]++;
-        t->last.verdict = ENG_VERDICT_WRONG;
-        emit_judged(out, in, ENG_VERDICT_WRONG, reaction, card);
+        t->last.verdict = CP_VERDICT_WRONG;
+        emit_judged(st, out, in, CP_VERDICT_WRONG, reaction, card);
         emit_buzz(out, seat, now, ENG_BUZZ_SHORT, CP_BUZZ_WRONG_MS);
-        o = eng_out_push(out, ENG_EV_CHIP_GIVEN, seat, now);
+        o = eng_out_push(out, &cp_ev_chip_given, seat, now);
         if (o)
-                o->chip.chips = t->chips[seat];
+                o->v[CP_CHIP_CHIPS] = t->chips[seat];
         neutral_tuck(t, card);
-        emit_tucked(out, seat, now, card, ENG_CAUSE_WRONG_CALL);
+        emit_tucked(st, out, seat, now, card, CP_CAUSE_WRONG_CALL);
         tiebreak_end(st, out, now);
         if (t->chips[seat] >= CP_CHIPS_OUT && eliminate(st, out, seat, now))
                 return ENG_ACCEPTED;
@@ -695,6 +832,13 @@ static enum eng_refusal do_tie(struct cp_state *st, const struct eng_input *in,
 
         if ((seats & ~all) || popcount32(seats) < 2)
                 return ENG_REFUSED_INVALID;
+        /* The tied calls, when known, are one per tied seat (docs/games/
+         * crash-pilot.md, "Ties"). */
+        if (in->tie.n_calls != 0 && in->tie.n_calls != popcount32(seats))
+                return ENG_REFUSED_INVALID;
+        for (int64_t k = 0; k < in->tie.n_calls; k++)
+                if (in->tie.calls[k] < 1 || in->tie.calls[k] > CP_CALL_DOESNT_FIT)
+                        return ENG_REFUSED_INVALID;
         if (t->phase == CP_PHASE_FINISHED)
                 return ENG_REFUSED_FINISHED;
         if (t->phase == CP_PHASE_READY)
@@ -708,18 +852,26 @@ static enum eng_refusal do_tie(struct cp_state *st, const struct eng_input *in,
 
         resolution_begin(st, in, out);
         card = t->face_up;
-        for (int s = 0; s < st->n_seats; s++)
-                if (seats & seat_bit(s))
+        for (int s = 0, k = 0; s < st->n_seats; s++)
+                if (seats & seat_bit(s)) {
                         t->stats[s].ties++;
-        o = eng_out_push(out, ENG_EV_TIEBREAK_STARTED, ENG_SEAT_TABLE, now);
-        if (o)
-                o->tiebreak.seats = seats;
+                        if (k < in->tie.n_calls && call_is_legal(t, (int) in->tie.calls[k], card))
+                                t->stats[s].ties_right++;
+                        k++;
+                }
+        o = eng_out_push(out, &cp_ev_tiebreak_started, ENG_SEAT_TABLE, now);
+        if (o) {
+                o->v[CP_TIE_SEATS] = seats;
+                o->v[CP_TIE_N_CALLS] = in->tie.n_calls;
+                for (int64_t k = 0; k < in->tie.n_calls; k++)
+                        o->v[CP_TIE_CALLS + k] = in->tie.calls[k];
+        }
         for (int s = 0; s < st->n_seats; s++)
                 if (seats & seat_bit(s))
                         emit_light(out, s, now, ENG_BUTTON_ALL, ENG_LIGHT_BLINK, CP_BLINK_TIE_MS);
         t->has_face_up = false;
         neutral_tuck(t, card);
-        emit_tucked(out, ENG_SEAT_TABLE, now, card, ENG_CAUSE_TIE);
+        emit_tucked(st, out, ENG_SEAT_TABLE, now, card, CP_CAUSE_TIE);
         t->tiebreak = seats;
         for (int s = 0; s < st->n_seats; s++)
                 if (t->out_order[s] == 0 && !(seats & seat_bit(s)))
@@ -730,8 +882,9 @@ static enum eng_refusal do_tie(struct cp_state *st, const struct eng_input *in,
 
 /* A wake-up: the end of the pause before the next reveal, or a reveal that
  * nobody called in time (docs/games/crash-pilot.md, "Nobody calls"): the
- * card is tucked and the next neutral card revealed; a tiebreak goes on
- * among the same seats. */
+ * card is tucked and the next neutral card revealed.  A tiebreak in which
+ * nobody calls ends with it: the next card is open to every seat still in,
+ * so that the tied players' rivals are not locked out expiry after expiry. */
 static enum eng_refusal do_timer(struct cp_state *st, const struct eng_input *in,
                                  struct eng_out *out, int *ret_err) {
         struct cp_table *t = &st->t;
@@ -749,12 +902,13 @@ static enum eng_refusal do_timer(struct cp_state *st, const struct eng_input *in
         }
         resolution_begin(st, in, out);
         card = t->face_up;
-        o = eng_out_push(out, ENG_EV_REVEAL_EXPIRED, ENG_SEAT_TABLE, now);
+        o = eng_out_push(out, &cp_ev_reveal_expired, ENG_SEAT_TABLE, now);
         if (o)
-                o->expired.card = card;
+                o->v[CP_EXPIRED_CARD] = cp_handle(st, card);
         t->has_face_up = false;
         neutral_tuck(t, card);
-        emit_tucked(out, ENG_SEAT_TABLE, now, card, ENG_CAUSE_EXPIRED);
+        emit_tucked(st, out, ENG_SEAT_TABLE, now, card, CP_CAUSE_EXPIRED);
+        tiebreak_end(st, out, now);
         *ret_err = schedule(st, out, CP_NEXT_NEUTRAL, -1, now);
         return ENG_ACCEPTED;
 }
@@ -765,7 +919,7 @@ static enum eng_refusal do_start(struct cp_state *st, const struct eng_input *in
                 return ENG_REFUSED_FINISHED;
         if (st->t.phase != CP_PHASE_READY)
                 return ENG_REFUSED_STATE;
-        eng_out_push(out, ENG_EV_MATCH_STARTED, ENG_SEAT_TABLE, in->time_us);
+        eng_out_push(out, &eng_ev_match_started, ENG_SEAT_TABLE, in->time_us);
         /* Rulebook: "The youngest player begins by turning over the top
          * card from the neutral deck."  The card is the same whoever turns
          * it, so the table does (docs/games/crash-pilot.md). */
@@ -784,7 +938,7 @@ static enum eng_refusal do_pause(struct cp_state *st, const struct eng_input *in
                 return ENG_REFUSED_STATE;
         st->paused = true;
         st->wake_us = ENG_NEVER;
-        eng_out_push(out, ENG_EV_PAUSED, ENG_SEAT_TABLE, in->time_us);
+        eng_out_push(out, &eng_ev_paused, ENG_SEAT_TABLE, in->time_us);
         close_window(st, out, in->time_us);
         return ENG_ACCEPTED;
 }
@@ -796,7 +950,7 @@ static enum eng_refusal do_resume(struct cp_state *st, const struct eng_input *i
         if (!st->paused)
                 return ENG_REFUSED_STATE;
         st->paused = false;
-        eng_out_push(out, ENG_EV_RESUMED, ENG_SEAT_TABLE, in->time_us);
+        eng_out_push(out, &eng_ev_resumed, ENG_SEAT_TABLE, in->time_us);
         if (st->t.phase == CP_PHASE_SHOWING)
                 *ret_err = reveal(st, out, CP_NEXT_AGAIN, -1, in->time_us);
         else
@@ -805,16 +959,16 @@ static enum eng_refusal do_resume(struct cp_state *st, const struct eng_input *i
         return ENG_ACCEPTED;
 }
 
-/* CP_REFEREE_VOID: the table goes back to how it was just before the last
- * resolution (chips, stacks, rows, statistics, an elimination), and that
- * card is shown again after the usual pause with a new window.  Pads are
- * told their lock again because an elimination or a tiebreak may have been
- * undone. */
-static enum eng_refusal do_referee(struct cp_state *st, const struct eng_input *in,
-                                   struct eng_out *out, int *ret_err) {
+/* CP_ACTION_VOID_CALL: the table goes back to how it was just before the
+ * last resolution (chips, stacks, rows, statistics, an elimination), and
+ * that card is shown again after the usual pause with a new window.  Pads
+ * are told their lock again because an elimination or a tiebreak may have
+ * been undone. */
+static enum eng_refusal do_action(struct cp_state *st, const struct eng_input *in,
+                                  struct eng_out *out, int *ret_err) {
         struct eng_output *o;
 
-        if (in->referee.op != CP_REFEREE_VOID)
+        if (in->action != CP_ACTION_VOID_CALL)
                 return ENG_REFUSED_INVALID;
         if (st->t.phase == CP_PHASE_FINISHED)
                 return ENG_REFUSED_FINISHED;
@@ -823,12 +977,36 @@ static enum eng_refusal do_referee(struct cp_state *st, const struct eng_input *
         close_window(st, out, in->time_us);
         st->t = st->before;
         st->can_void = false;
-        o = eng_out_push(out, ENG_EV_CALL_VOIDED, ENG_SEAT_TABLE, in->time_us);
+        o = eng_out_push(out, &cp_ev_call_voided, ENG_SEAT_TABLE, in->time_us);
         if (o)
-                o->voided.seq = st->before_seq;
+                o->v[CP_VOIDED_SEQ] = (int64_t) st->before_seq;
         for (int s = 0; s < st->n_seats; s++)
                 emit_lockout(out, s, in->time_us, seat_lockout(st, s));
         *ret_err = schedule(st, out, CP_NEXT_AGAIN, -1, in->time_us);
+        return ENG_ACCEPTED;
+}
+
+/* The framework's void (engine/log.h): the state is already what it was
+ * just before the voided inputs, at their time.  What a person sees must
+ * start again from now: a face-up card is shown again with a new window
+ * and a full timeout (the window the rewound state had open is closed
+ * first: its presses are gone), a pending reveal comes after the usual
+ * pause, a paused match stays paused.  Pads are told their lock again. */
+static enum eng_refusal do_void(struct cp_state *st, const struct eng_input *in,
+                                struct eng_out *out, int *ret_err) {
+        int64_t now = in->time_us;
+
+        if (st->t.phase == CP_PHASE_READY || st->t.phase == CP_PHASE_FINISHED)
+                return ENG_ACCEPTED;
+        for (int s = 0; s < st->n_seats; s++)
+                emit_lockout(out, s, now, seat_lockout(st, s));
+        if (st->paused)
+                return ENG_ACCEPTED;
+        close_window(st, out, now);
+        if (st->t.phase == CP_PHASE_SHOWING)
+                *ret_err = reveal(st, out, CP_NEXT_AGAIN, -1, now);
+        else
+                *ret_err = schedule(st, out, (enum cp_next) st->t.next, st->t.next_seat, now);
         return ENG_ACCEPTED;
 }
 
@@ -869,8 +1047,11 @@ static int cp_apply(void *state, const struct eng_input *in, struct eng_out *out
                 case ENG_IN_RESUME:
                         refusal = do_resume(st, in, out, &err);
                         break;
-                case ENG_IN_REFEREE:
-                        refusal = do_referee(st, in, out, &err);
+                case ENG_IN_ACTION:
+                        refusal = do_action(st, in, out, &err);
+                        break;
+                case ENG_IN_VOID:
+                        refusal = do_void(st, in, out, &err);
                         break;
                 case ENG_IN_PRESS:
                 default:
@@ -910,11 +1091,12 @@ static int64_t cp_wake_us(const void *state) {
         return st->wake_us;
 }
 
-/* ---- The state hash.  Field order (CP_HASH_VERSION 1), every integer
+/* ---- The state hash.  Field order (CP_HASH_VERSION 2), every integer
  * little-endian at the width shown:
  *
  *   u8 version; cfg: u8 objects, colours, copies, i64 pause_us, timeout_us;
- *   u8 n_seats; u64 seed; bool any_input; u64 last_seq; i64 last_us;
+ *   u8 n_seats; u64 seed; u64 handle_key; the seen bitmap (CP_MAX_CARDS / 8
+ *   bytes); bool any_input; u64 last_seq; i64 last_us;
  *   u32 windows, reveals; bool window_open, paused; i64 wake_us;
  *   table t; bool can_void; if can_void: u64 before_seq, table before.
  *
@@ -923,7 +1105,7 @@ static int64_t cp_wake_us(const void *state) {
  * shown_us; u32 tiebreak; i8 winner; u8 n_out; per row: u8 len, the cards
  * from the start; u16 neutral count, the cards top first; per seat: u8
  * stack count, the cards bottom first, u8 chips, u8 out_order, u16 calls,
- * correct, wrong, ties, i64 reaction_sum_us; bool last.valid; if valid:
+ * correct, wrong, ties, ties_right, i64 reaction_sum_us; bool last.valid; if valid:
  * i8 seat, u8 call, verdict, card, i64 reaction_us.
  *
  * Only live data is hashed (no stale slots, no fields of another phase), so
@@ -962,6 +1144,7 @@ static void hash_table(struct eng_hash *h, const struct cp_state *st, const stru
                 eng_hash_u16(h, t->stats[s].correct);
                 eng_hash_u16(h, t->stats[s].wrong);
                 eng_hash_u16(h, t->stats[s].ties);
+                eng_hash_u16(h, t->stats[s].ties_right);
                 eng_hash_i64(h, t->stats[s].reaction_sum_us);
         }
         eng_hash_bool(h, t->last.valid);
@@ -987,6 +1170,8 @@ static uint64_t cp_hash(const void *state) {
         eng_hash_i64(&h, st->cfg.timeout_us);
         eng_hash_u8(&h, st->n_seats);
         eng_hash_u64(&h, st->seed);
+        eng_hash_u64(&h, st->handle_key);
+        eng_hash_bytes(&h, st->seen, sizeof st->seen);
         eng_hash_bool(&h, st->any_input);
         eng_hash_u64(&h, st->last_seq);
         eng_hash_i64(&h, st->last_us);
@@ -1047,6 +1232,8 @@ static int check_table(const struct cp_state *st, const struct cp_table *t, char
                         FAIL("seat %d has no cards", s);
                 if (t->stats[s].correct + t->stats[s].wrong != t->stats[s].calls)
                         FAIL("seat %d: calls do not add up", s);
+                if (t->stats[s].ties_right > t->stats[s].ties)
+                        FAIL("seat %d: more right ties than ties", s);
                 if (t->stats[s].wrong != t->chips[s])
                         FAIL("seat %d: %u wrong calls but %u chips", s, t->stats[s].wrong, t->chips[s]);
         }
@@ -1153,7 +1340,7 @@ int cp_view(const struct cp_state *st, enum eng_audience audience, int seat, str
         showing = t->phase == CP_PHASE_SHOWING && (!st->paused || audience == ENG_VIEW_REFEREE);
         ret->face_up_shown = t->has_face_up && (showing || t->phase == CP_PHASE_FINISHED);
         ret->face_up = ret->face_up_shown ? t->face_up : 0;
-        ret->face_source = ret->face_up_shown ? t->face_source : ENG_SOURCE_NEUTRAL;
+        ret->face_source = ret->face_up_shown ? t->face_source : CP_FROM_NEUTRAL;
         ret->window_open = st->window_open;
         ret->window = st->window_open ? st->windows : 0;
         ret->shown_us = t->phase == CP_PHASE_SHOWING ? t->shown_us : ENG_NEVER;
@@ -1175,12 +1362,12 @@ int cp_view(const struct cp_state *st, enum eng_audience audience, int seat, str
         }
         ret->last = t->last;
         ret->winner = t->winner;
-        ret->next_source = ENG_SOURCE_NEUTRAL;
+        ret->next_source = CP_FROM_NEUTRAL;
         ret->next_reveal_us = ENG_NEVER;
         if (t->phase == CP_PHASE_BETWEEN) {
                 ret->next_source = t->next == CP_NEXT_STACK ? t->next_seat
-                                 : t->next == CP_NEXT_AGAIN ? ENG_SOURCE_AGAIN
-                                 : ENG_SOURCE_NEUTRAL;
+                                 : t->next == CP_NEXT_AGAIN ? CP_FROM_AGAIN
+                                 : CP_FROM_NEUTRAL;
                 ret->next_reveal_us = st->wake_us;
         }
         ret->can_void = audience == ENG_VIEW_REFEREE && st->can_void && !st->paused &&
@@ -1202,47 +1389,34 @@ static const char *phase_name(enum cp_phase p) {
         return "unknown";
 }
 
-static const char *audience_name(enum eng_audience a) {
-        switch (a) {
-        case ENG_VIEW_PUBLIC:
-                return "public";
-        case ENG_VIEW_SEAT:
-                return "seat";
-        case ENG_VIEW_REFEREE:
-                return "referee";
-        }
-        return "unknown";
-}
+/* A card's face: what is printed on it. */
+static int face_visit(uint8_t card, const struct eng_visitor *v, void *ctx) {
+        int r = v->integer(ctx, "object", CP_CARD_OBJECT(card));
 
-static int cp_card_visit(uint32_t card, const struct eng_visitor *v, void *ctx) {
-        int r = v->integer(ctx, "id", card);
-
-        if (r >= 0)
-                r = v->integer(ctx, "object", CP_CARD_OBJECT(card));
         if (r >= 0)
                 r = v->integer(ctx, "colour", CP_CARD_COLOUR(card));
         return r;
 }
 
-static const char *cp_call_name(int call) {
-        static const char *const names[] = {
-                [1] = "row 1", [2] = "row 2", [3] = "row 3",
-                [4] = "row 4", [5] = "row 5", [6] = "row 6",
-                [CP_CALL_DOESNT_FIT] = "doesn't fit",
-        };
+static int cp_card_face(const void *state, uint32_t handle, const struct eng_visitor *v, void *ctx) {
+        uint8_t card;
 
-        return call >= 1 && call <= CP_CALL_DOESNT_FIT ? names[call] : NULL;
+        if (cp_card_of(state, handle, &card) < 0)
+                return -ENOENT;
+        return face_visit(card, v, ctx);
 }
 
-static int cp_call_of_button(unsigned button, int *ret_call) {
-        if (button >= CP_PAD_BUTTONS)
-                return -EINVAL;
-        *ret_call = button == CP_BUTTON_DOESNT_FIT ? CP_CALL_DOESNT_FIT : (int) button + 1;
-        return 0;
-}
+/* Rulebook, "Gameplay": players call "the number of that row", or "Doesn't
+ * fit". */
+static const char *const cp_calls[] = {
+        [1] = "row 1", [2] = "row 2", [3] = "row 3",
+        [4] = "row 4", [5] = "row 5", [6] = "row 6",
+        [CP_CALL_DOESNT_FIT] = "doesn't fit",
+};
 
 /* A run of visitor calls that stops at the first error. */
 struct walk {
+        const struct cp_state *st;
         const struct eng_visitor *v;
         void *ctx;
         int r;
@@ -1295,10 +1469,19 @@ static void w_end_arr(struct walk *w) {
                 w->r = w->v->array_end(w->ctx);
 }
 
+/* A card as views show it: its handle and its face. */
+static void w_card_fields(struct walk *w, uint8_t card) {
+        char handle[9];
+
+        snprintf(handle, sizeof handle, "%08x", (unsigned) cp_handle(w->st, card));
+        w_str(w, "handle", handle);
+        if (w->r >= 0)
+                w->r = face_visit(card, w->v, w->ctx);
+}
+
 static void w_card(struct walk *w, const char *key, uint8_t card) {
         w_obj(w, key);
-        if (w->r >= 0)
-                w->r = cp_card_visit(card, w->v, w->ctx);
+        w_card_fields(w, card);
         w_end_obj(w);
 }
 
@@ -1311,8 +1494,8 @@ static void w_seats(struct walk *w, const char *key, uint32_t seats) {
 }
 
 static void w_source(struct walk *w, int source) {
-        w_str(w, "source", source == ENG_SOURCE_NEUTRAL ? "neutral"
-                         : source == ENG_SOURCE_AGAIN ? "again" : "stack");
+        w_str(w, "source", source == CP_FROM_NEUTRAL ? "neutral"
+                         : source == CP_FROM_AGAIN ? "again" : "stack");
         if (source >= 0)
                 w_int(w, "seat", source);
         else
@@ -1348,7 +1531,7 @@ static void w_player(struct walk *w, const char *key, int s, const struct cp_vie
  * live in one place. */
 static int cp_view_visit(const void *state, enum eng_audience audience, int seat,
                          const struct eng_visitor *v, void *ctx) {
-        struct walk w = { .v = v, .ctx = ctx, .r = 0 };
+        struct walk w = { .st = state, .v = v, .ctx = ctx, .r = 0 };
         struct cp_view cv;
         int r;
 
@@ -1356,7 +1539,7 @@ static int cp_view_visit(const void *state, enum eng_audience audience, int seat
         if (r < 0)
                 return r;
         w_str(&w, "game", cp_game.name);
-        w_str(&w, "audience", audience_name(audience));
+        w_str(&w, "audience", eng_audience_name(audience));
         w_str(&w, "status", eng_status_name(cv.status));
         w_str(&w, "phase", phase_name(cv.phase));
         w_int(&w, "seats", cv.n_seats);
@@ -1377,8 +1560,7 @@ static int cp_view_visit(const void *state, enum eng_audience audience, int seat
 
         if (cv.face_up_shown) {
                 w_obj(&w, "face_up");
-                if (w.r >= 0)
-                        w.r = cp_card_visit(cv.face_up, v, ctx);
+                w_card_fields(&w, cv.face_up);
                 w_source(&w, cv.face_source);
                 w_end_obj(&w);
         } else {
@@ -1414,8 +1596,8 @@ static int cp_view_visit(const void *state, enum eng_audience audience, int seat
                 w_obj(&w, "last_call");
                 w_int(&w, "seat", cv.last.seat);
                 w_int(&w, "call", cv.last.call);
-                w_str(&w, "call_name", cp_call_name(cv.last.call));
-                w_str(&w, "verdict", eng_verdict_name(cv.last.verdict));
+                w_str(&w, "call_name", cp_calls[cv.last.call]);
+                w_str(&w, "verdict", verdict_choices[cv.last.verdict]);
                 w_int(&w, "reaction_us", cv.last.reaction_us);
                 w_card(&w, "card", cv.last.card);
                 w_end_obj(&w);
@@ -1434,13 +1616,157 @@ static int cp_view_visit(const void *state, enum eng_audience audience, int seat
         return w.r;
 }
 
+/* The seat's statistics, for the result. */
+static int cp_stats_visit(const void *state, int seat, const struct eng_visitor *v, void *ctx) {
+        const struct cp_state *st = state;
+        struct walk w = { .st = st, .v = v, .ctx = ctx, .r = 0 };
+        const struct cp_stats *x;
+
+        if (!st || st->magic != CP_MAGIC || seat < 0 || seat >= st->n_seats)
+                return -EINVAL;
+        x = &st->t.stats[seat];
+        w_int(&w, "calls", x->calls);
+        w_int(&w, "correct", x->correct);
+        w_int(&w, "wrong", x->wrong);
+        w_int(&w, "ties", x->ties);
+        w_int(&w, "ties_right", x->ties_right);
+        w_int(&w, "reaction_sum_us", x->reaction_sum_us);
+        if (x->calls)
+                w_int(&w, "reaction_avg_us", x->reaction_sum_us / x->calls);
+        else
+                w_null(&w, "reaction_avg_us");
+        w_int(&w, "chips", st->t.chips[seat]);
+        w_int(&w, "cards_left", st->t.stack_len[seat]);
+        w_bool(&w, "eliminated", st->t.out_order[seat] != 0);
+        if (st->t.out_order[seat])
+                w_int(&w, "eliminated_order", st->t.out_order[seat]);
+        else
+                w_null(&w, "eliminated_order");
+        return w.r;
+}
+
+/* Replaces every hidden card of t's live places by its image in map. */
+static void substitute_hidden(const struct cp_state *st, struct cp_table *t, const uint8_t *map) {
+        for (unsigned i = 0; i < t->neutral_len; i++) {
+                uint8_t *c = &t->neutral[(t->neutral_head + i) % CP_MAX_CARDS];
+
+                if (!was_seen(st, *c))
+                        *c = map[*c];
+        }
+        for (int s = 0; s < st->n_seats; s++)
+                for (unsigned i = 0; i < t->stack_len[s]; i++)
+                        if (!was_seen(st, t->stack[s][i]))
+                                t->stack[s][i] = map[t->stack[s][i]];
+}
+
+/* What is still hidden: the cards that were never face up, wherever they
+ * are (the neutral deck, the stacks).  Permuting them among their places
+ * keeps every pile's size and every card anyone has seen where it is.  The
+ * snapshot a void_call restores holds the same hidden cards (a resolution
+ * moves only cards that are then seen), so it gets the same permutation,
+ * card for card: a void_call then restores the table as it was before the
+ * resolution, with the reshuffled hidden cards. */
+static int cp_perturb_hidden(void *state, uint64_t salt) {
+        struct cp_state *st = state;
+        struct cp_table *t = &st->t;
+        uint8_t *where[CP_MAX_CARDS], cards[CP_MAX_CARDS], map[CP_MAX_CARDS];
+        struct eng_rng rng;
+        size_t n = 0;
+
+        if (!st || st->magic != CP_MAGIC)
+                return -EINVAL;
+        for (unsigned i = 0; i < t->neutral_len; i++) {
+                uint8_t *c = &t->neutral[(t->neutral_head + i) % CP_MAX_CARDS];
+
+                if (!was_seen(st, *c))
+                        where[n++] = c;
+        }
+        for (int s = 0; s < st->n_seats; s++)
+                for (unsigned i = 0; i < t->stack_len[s]; i++)
+                        if (!was_seen(st, t->stack[s][i]))
+                                where[n++] = &t->stack[s][i];
+        if (n < 2)
+                return -EAGAIN;
+        for (size_t i = 0; i < n; i++)
+                cards[i] = *where[i];
+        eng_rng_seed(&rng, salt);
+        eng_rng_shuffle_u8(&rng, cards, n);
+        for (size_t i = 0; i < CP_MAX_CARDS; i++)
+                map[i] = (uint8_t) i;
+        for (size_t i = 0; i < n; i++)
+                map[*where[i]] = cards[i];
+        substitute_hidden(st, t, map);
+        if (st->can_void)
+                substitute_hidden(st, &st->before, map);
+        return 0;
+}
+
+static const struct eng_input_def cp_actions[CP_N_ACTIONS] = {
+        [CP_ACTION_VOID_CALL] = {
+                .name = "void_call", .from = ENG_FROM_REFEREE,
+                .doc = "Undo the last resolution of a face-up card (a call, a tie or an expiry) and show that "
+                       "card again; one level deep.",
+        },
+};
+
+/* docs/protocol.md section 7: a Crash Pilot pad's buttons 0-5 call rows
+ * 1-6, button 6 "doesn't fit". */
+static const struct eng_route cp_routes[] = {
+        { .role = ENG_ROLE_BUTTONS, .button = 0, .kind = ENG_ROUTE_CALL, .call = 1 },
+        { .role = ENG_ROLE_BUTTONS, .button = 1, .kind = ENG_ROUTE_CALL, .call = 2 },
+        { .role = ENG_ROLE_BUTTONS, .button = 2, .kind = ENG_ROUTE_CALL, .call = 3 },
+        { .role = ENG_ROLE_BUTTONS, .button = 3, .kind = ENG_ROUTE_CALL, .call = 4 },
+        { .role = ENG_ROLE_BUTTONS, .button = 4, .kind = ENG_ROUTE_CALL, .call = 5 },
+        { .role = ENG_ROLE_BUTTONS, .button = 5, .kind = ENG_ROUTE_CALL, .call = 6 },
+        { .role = ENG_ROLE_BUTTONS, .button = CP_BUTTON_DOESNT_FIT, .kind = ENG_ROUTE_CALL,
+          .call = CP_CALL_DOESNT_FIT },
+};
+
+/* The view's top-level members (docs/games/crash-pilot.md, "Views"). */
+static const struct eng_field cp_view_fields[] = {
+        { .name = "game", .type = ENG_T_ENUM, .doc = "\"crash-pilot\"." },
+        { .name = "audience", .type = ENG_T_ENUM, .doc = "public, seat or referee." },
+        { .name = "status", .type = ENG_T_ENUM, .doc = "ready, running, paused or finished." },
+        { .name = "phase", .type = ENG_T_ENUM, .doc = "ready, showing, between or finished." },
+        { .name = "seats", .type = ENG_T_INT, .doc = "How many seats." },
+        { .name = "deck", .type = ENG_T_OBJECT, .doc = "objects, colours, copies." },
+        { .name = "rows", .type = ENG_T_OBJECT, .doc = "The six rows, each a list of cards from its start." },
+        { .name = "face_up", .type = ENG_T_OBJECT,
+          .doc = "The face-up card and where it came from; null between cards and during a pause." },
+        { .name = "window", .type = ENG_T_OBJECT, .doc = "The open window: id, opened_us, seats, deadline_us." },
+        { .name = "tiebreak", .type = ENG_T_SEATS, .doc = "The seats in a tiebreak." },
+        { .name = "neutral_cards", .type = ENG_T_INT, .doc = "Cards in the neutral deck." },
+        { .name = "next", .type = ENG_T_OBJECT, .doc = "Between cards: where the next comes from, and when." },
+        { .name = "players", .type = ENG_T_OBJECT, .doc = "Each seat: cards left, chips, out, calls, …" },
+        { .name = "last_call", .type = ENG_T_OBJECT, .doc = "The last judged call and its verdict." },
+        { .name = "winner", .type = ENG_T_SEAT, .doc = "The winner, once there is one." },
+        { .name = "you", .type = ENG_T_OBJECT, .audience = ENG_VIEW_SEAT, .doc = "The viewer's own seat." },
+        { .name = "can_void", .type = ENG_T_BOOL, .audience = ENG_VIEW_REFEREE,
+          .doc = "Whether void_call can undo the last resolution now." },
+};
+
 const struct eng_game cp_game = {
         .name = "crash-pilot",
         .display_name = "Crash Pilot",
+        .description = "Everyone races to call a row for the face-up card: a row that holds neither its "
+                       "object nor its colour, or \"doesn't fit\".  The first call counts; a wrong one "
+                       "earns a red chip, three put a player out; the first to turn over their last card "
+                       "wins.  2 to 5 players, one button pad each.",
         .min_seats = CP_MIN_SEATS,
         .max_seats = CP_MAX_SEATS,
         .params = cp_params,
         .n_params = CP_N_PARAMS,
+        .actions = cp_actions,
+        .n_actions = CP_N_ACTIONS,
+        .builtins = (1u << ENG_IN_CALL) | (1u << ENG_IN_TIE),
+        .events = cp_events,
+        .n_events = ELEMENTSOF(cp_events),
+        .routes = cp_routes,
+        .n_routes = ELEMENTSOF(cp_routes),
+        .calls = cp_calls,
+        .n_calls = ELEMENTSOF(cp_calls),
+        .view = cp_view_fields,
+        .n_view = ELEMENTSOF(cp_view_fields),
         .state_size = sizeof(struct cp_state),
         .max_outputs = 24,
         .validate = cp_validate,
@@ -1448,10 +1774,10 @@ const struct eng_game cp_game = {
         .apply = cp_apply,
         .status = cp_status,
         .wake_us = cp_wake_us,
-        .view = cp_view_visit,
+        .view_visit = cp_view_visit,
         .hash = cp_hash,
         .result = cp_result,
-        .card_visit = cp_card_visit,
-        .call_name = cp_call_name,
-        .call_of_button = cp_call_of_button,
+        .card_face = cp_card_face,
+        .stats = cp_stats_visit,
+        .perturb_hidden = cp_perturb_hidden,
 };

@@ -15,6 +15,11 @@
  *
  *     id = copy * 64 + object * 8 + colour       (object, colour < 8, copy < 4)
  *
+ * Outside the engine a card is its handle (eng_handle() of the id with the
+ * match's key): views and events show the handle and the face (object,
+ * colour), never the id, so that two copies of a card cannot be told apart
+ * before the seed is revealed, as at a table.
+ *
  * Calls.  A call names a row, 1 to 6, or "doesn't fit" (CP_CALL_DOESNT_FIT).
  * A Crash Pilot pad's button b is row b + 1, and button 6 is "doesn't fit"
  * (docs/protocol.md section 7).
@@ -57,20 +62,51 @@
 #define CP_CARD_COLOUR(id)      ((unsigned) (id) & 7u)
 #define CP_CARD_COPY(id)        ((unsigned) (id) >> 6)
 
+/* Where a face-up card came from, besides a seat's own stack (>= 0). */
+#define CP_FROM_NEUTRAL         (-1)    /* the neutral deck */
+#define CP_FROM_AGAIN           (-2)    /* the same card, shown again (resume, void) */
+
 /* Calls: 1..CP_ROWS name a row. */
 #define CP_CALL_DOESNT_FIT      7
 /* docs/protocol.md section 7: a Crash Pilot pad has 7 buttons. */
 #define CP_PAD_BUTTONS          7
 #define CP_BUTTON_DOESNT_FIT    6
 
-/* Referee operations (eng_input.referee.op). */
-enum cp_referee_op {
-        /* Undo the last resolution of a face-up card (a judged call, a tie or
-         * an expiry) and show that card again to the seats that could call
-         * it.  One level deep; refused once the match is over or while it is
-         * paused. */
-        CP_REFEREE_VOID = 1,
+/* The game's own inputs (eng_game.actions, eng_input.action). */
+enum cp_action {
+        /* "void_call": undo the last resolution of a face-up card (a judged
+         * call, a tie or an expiry) and show that card again to the seats
+         * that could call it.  One level deep; refused once the match is
+         * over or while it is paused.  (The framework's "void" undoes any
+         * input; this is the quick one a referee uses at the table.) */
+        CP_ACTION_VOID_CALL = 0,
+        CP_N_ACTIONS,
 };
+
+/* The game's events (eng_game.events), for tests. */
+extern const struct eng_event_def cp_ev_card_revealed, cp_ev_call_judged, cp_ev_tiebreak_started,
+        cp_ev_card_placed, cp_ev_card_tucked, cp_ev_chip_given, cp_ev_player_eliminated, cp_ev_reveal_expired,
+        cp_ev_call_voided;
+
+/* The slots of each event's values (eng_output.v[]): its fields laid out in
+ * order (eng_fields_slots).  crash_pilot.c fills outputs by these names and
+ * tests/unit/test_crash_pilot.c checks each against eng_fields_offset() of
+ * the event's field table, so that a field added or moved in one place
+ * cannot silently shift the values read in another. */
+enum { CP_REV_CARD, CP_REV_SOURCE, CP_REV_SOURCE_SEAT, CP_REV_NUMBER };         /* card_revealed */
+enum { CP_JUD_CALL, CP_JUD_VERDICT, CP_JUD_REACTION, CP_JUD_WINDOW, CP_JUD_CARD }; /* call_judged */
+enum { CP_TIE_SEATS, CP_TIE_N_CALLS, CP_TIE_CALLS };    /* tiebreak_started: calls is a list */
+enum { CP_PLACED_CARD, CP_PLACED_ROW };                 /* card_placed */
+enum { CP_TUCKED_CARD, CP_TUCKED_CAUSE };               /* card_tucked */
+enum { CP_CHIP_CHIPS };                                 /* chip_given */
+enum { CP_ELIMINATED_ORDER };                           /* player_eliminated */
+enum { CP_EXPIRED_CARD };                               /* reveal_expired */
+enum { CP_VOIDED_SEQ };                                 /* call_voided */
+
+/* card_revealed's source, call_judged's verdict, card_tucked's cause. */
+enum cp_source { CP_SOURCE_NEUTRAL = 0, CP_SOURCE_STACK, CP_SOURCE_AGAIN };
+enum cp_verdict { CP_VERDICT_CORRECT = 0, CP_VERDICT_WRONG, CP_VERDICT_TOO_LATE, CP_VERDICT_NOT_ALLOWED };
+enum cp_cause { CP_CAUSE_WRONG_CALL = 0, CP_CAUSE_DOESNT_FIT, CP_CAUSE_TIE, CP_CAUSE_EXPIRED };
 
 /* Config positions in cp_game.params (eng_config.v[]). */
 enum cp_param {
@@ -127,6 +163,7 @@ struct cp_config {
 
 struct cp_stats {
         uint16_t calls, correct, wrong, ties;
+        uint16_t ties_right;            /* ties in which this seat's call was a legal one */
         int64_t reaction_sum_us;
 };
 
@@ -135,7 +172,7 @@ struct cp_last {
         bool valid;
         int8_t seat;
         uint8_t call;
-        uint8_t verdict;                /* enum eng_verdict */
+        uint8_t verdict;                /* enum cp_verdict */
         uint8_t card;
         int64_t reaction_us;
 };
@@ -163,7 +200,7 @@ struct cp_table {
         int8_t next_seat;
         bool has_face_up;
         uint8_t face_up;
-        int8_t face_source;             /* ENG_SOURCE_NEUTRAL, _AGAIN, or a seat */
+        int8_t face_source;             /* CP_FROM_NEUTRAL, _AGAIN, or a seat */
         uint32_t allowed;               /* seats that may call the face-up card */
         uint32_t tiebreak;              /* the tied seats while a tiebreak runs */
         int64_t shown_us;               /* the open window's opening (the reveal) */
@@ -192,6 +229,10 @@ struct cp_state {
         struct cp_config cfg;
         uint8_t n_seats;
         uint64_t seed;
+        uint64_t handle_key;            /* eng_handle_key(seed) */
+        /* Cards that have been face up (or in a row) at least once: what is
+         * no longer hidden.  Not undone by a void: people saw them. */
+        uint8_t seen[CP_MAX_CARDS / 8];
 
         bool any_input;                 /* last_seq and last_us are set */
         uint64_t last_seq;
@@ -224,6 +265,11 @@ void cp_config_from(const struct eng_config *cfg, struct cp_config *ret);
  * the config exactly once.  0, or -EINVAL. */
 int cp_create_with_deck(struct cp_state *st, const struct eng_config *cfg, unsigned n_seats,
                         uint64_t seed, const uint8_t *deck, size_t n);
+
+/* A card's handle in this match, and the card a handle names (-ENOENT for
+ * none of this deck). */
+uint32_t cp_handle(const struct cp_state *st, uint8_t card);
+int cp_card_of(const struct cp_state *st, uint32_t handle, uint8_t *ret_card);
 
 /* Would card go legally into row r (0-based)? */
 bool cp_fits_row(const struct cp_table *t, unsigned r, uint8_t card);
@@ -272,7 +318,7 @@ struct cp_view {
         struct cp_view_seat seats[CP_MAX_SEATS];
         struct cp_last last;
         int winner;                     /* -1 until FINISHED */
-        /* BETWEEN: where the next card comes from (ENG_SOURCE_NEUTRAL,
+        /* BETWEEN: where the next card comes from (CP_FROM_NEUTRAL,
          * _AGAIN, or a seat); public, as at a table. */
         int next_source;
         int64_t next_reveal_us;         /* BETWEEN: when it comes; else ENG_NEVER */

@@ -301,8 +301,8 @@ static int play_window(struct sim *sim) {
         if (sim->st->t.phase != CP_PHASE_FINISHED && roll(sim, p->void_pct)) {
                 sim->stats.voids++;
                 sim->now += SIM_REFEREE_US;
-                in = next_input(sim, ENG_IN_REFEREE, ENG_SEAT_TABLE);
-                in.referee.op = CP_REFEREE_VOID;
+                in = next_input(sim, ENG_IN_ACTION, ENG_SEAT_TABLE);
+                in.action = CP_ACTION_VOID_CALL;
                 r = submit(sim, &in, EXPECT_ACCEPT);
         }
         return r;
@@ -322,7 +322,7 @@ int cp_sim_match(struct cp_state *st, const struct eng_config *cfg, unsigned n_s
         if (!st || !cfg || !p || p->reaction_min_us < 0 ||
             p->reaction_max_us < p->reaction_min_us)
                 return -EINVAL;
-        r = cp_game.create(st, cfg, n_seats, seed);
+        r = cp_game.create(st, cfg, NULL, n_seats, seed);
         if (r < 0)
                 return r;
         eng_rng_seed(&sim.rng, bot_seed);

@@ -1,41 +1,58 @@
 /* engine/engine.h — the interface every game engine implements.
  *
  * A match is an engine state plus an append-only, numbered input log
- * (DESIGN.md section 5).  This header is the contract between a game's rules
- * (engine/<game>.c) and everything that runs a match (daemon/, api/, bus/,
- * store/): the runtime feeds inputs, the engine answers with outputs, and
- * nothing else passes between them.  docs/engine.md explains the design and
- * how the runtime drives it, step by step.
+ * (docs/architecture.md).  This header is the contract between a game's
+ * rules (engine/<game>.c) and everything that runs a match (match/, api/,
+ * bus/, store/): the runtime feeds inputs, the engine answers with outputs,
+ * and nothing else passes between them.  Nothing outside engine/ knows any
+ * one game: a game is its engine file, its data and one line in
+ * engine/registry.c.  docs/engine.md is the guide a new game's author
+ * follows.
  *
- * Pure (DESIGN.md section 2): engines include libc only, read no clock, do
- * no I/O and allocate nothing.  Every time comes in with an input.  An engine
- * that needs to act at a later time says so ("wake me at T", out->wake_us)
- * and the runtime feeds an ENG_IN_TIMER input when that time has come.
+ * Pure: engines include libc only, read no clock, do no I/O and allocate
+ * nothing.  Every time comes in with an input.  An engine that needs to act
+ * at a later time says so ("wake me at T", out->wake_us) and the runtime
+ * feeds an ENG_IN_TIMER input when that time has come.
  *
- * Deterministic: create(config, n_seats, seed) followed by the same inputs
- * gives the same state, the same outputs and the same hash, bit for bit, on
- * every platform.  Recovery after a crash is replay (eng_replay), checked by
- * the hash the runtime stored with the last input.
+ * Deterministic: create(config, data, n_seats, seed) followed by the same
+ * inputs gives the same state, the same outputs and the same hash, bit for
+ * bit, on every platform.  Recovery after a crash is replay (engine/log.h),
+ * checked by the hash the runtime stored with every input.
+ *
+ * One type system.  Settings, the fields of inputs and events, the members
+ * of views and the records of data files are all described by struct
+ * eng_field: a name, a type, a range, an audience.  The same tables give the
+ * REST layer its validation (400 naming the field), the JSON shape of every
+ * value, the D-Bus signal signatures and GET /v1/games.  Values travel as
+ * "slots": int64_t each, a list as its count followed by its elements
+ * (eng_fields_slots() gives the layout).
+ *
+ * Audiences.  Every event and every field of an event or a view is public
+ * (the scoreboard, D-Bus, everyone), seat-private (the seat concerned: the
+ * event's seat, the seat whose view it is) or referee-only.  Anything that
+ * identifies a card outside the engine is an opaque per-match handle
+ * (eng_handle()), so that a public card catalogue reveals nothing.
  *
  * Ownership.  The state is plain data owned by the caller: game->state_size
- * bytes, aligned for any type (malloc/calloc, or static storage), with no
- * pointers inside and nothing to free.  create() initialises all of it;
- * apply() mutates it in place and allocates nothing.  Because the state has
- * no pointers, memcpy() of state_size bytes is a complete, independent copy:
- * that is how a referee's report is previewed (apply it to a copy, show the
- * copy's outputs, throw the copy away) and how a benchmark or a test forks a
- * match.  Output buffers (struct eng_out) and views are filled by copy; the
- * engine keeps no pointer to caller memory after a call returns.
+ * bytes, aligned for any type, with no pointers inside and nothing to free.
+ * create() initialises all of it; apply() mutates it in place.  memcpy() of
+ * state_size bytes is a complete, independent copy: that is how a referee's
+ * input is previewed (apply it to a copy, show the copy's outputs, throw the
+ * copy away).  Outputs and views are filled by copy; the engine keeps no
+ * pointer to caller memory after a call returns.  The definition tables
+ * (struct eng_field, eng_input_def, eng_event_def, eng_route) are static
+ * const data of the engine; outputs point into them.
  *
  * Refusals.  apply() answers every well-formed call with 0 and sets
- * out->refusal: ENG_ACCEPTED, or the reason the input was refused.  A
- * refused input changes nothing in the state (its hash is unchanged), so the
- * runtime may log refused inputs for the audit trail and replay them: they
- * are refused again.  apply() returns -errno only for a programming error
- * (a NULL pointer, a state that was never created, a broken invariant).
+ * out->refusal: ENG_ACCEPTED, or the reason the input was refused.  A refused
+ * input changes nothing in the state (its hash is unchanged), so the runtime
+ * logs refused inputs for the audit trail and replay refuses them again.
+ * apply() returns -errno only for a programming error (a NULL pointer, a
+ * state that was never created, a broken invariant).
  *
- * Seats are numbered 0 .. n_seats − 1, as in engine/judge.h (bit i of a seat
- * mask is seat i); screens show them from 1.
+ * Seats are numbered 0 .. n_seats − 1 (bit i of a seat mask is seat i);
+ * screens show them from 1.  Seat order is clockwise around the table: the
+ * seat on a player's left is the next seat, (s + 1) mod n_seats.
  */
 #ifndef ARBITER_ENGINE_ENGINE_H
 #define ARBITER_ENGINE_ENGINE_H
@@ -52,54 +69,132 @@
 #define ENG_SEAT_TABLE          (-1)
 /* "No such time" (no wake-up wanted), as JUDGE_NEVER. */
 #define ENG_NEVER               INT64_MAX
+/* An optional value that is not there (JSON null, or left out). */
+#define ENG_ABSENT              INT64_MIN
 /* Accepted input times, as JUDGE_TIME_LIMIT_US: within ±2^60 µs (36,000
- * years), a time plus any configured duration cannot overflow int64_t.  An
- * input outside is refused as invalid. */
+ * years), a time plus any configured duration cannot overflow int64_t. */
 #define ENG_TIME_LIMIT_US       (INT64_C(1) << 60)
-/* Settings per game: Crash Pilot has 5; Pitch Fleet's set-up (players,
- * planets, advanced cards, solo mode, challenge count) is the largest
- * foreseen, and 16 leaves room without making a config large. */
-#define ENG_MAX_PARAMS          16
-/* Outputs one input may produce.  A game declares its own bound in
- * eng_game.max_outputs (Crash Pilot: 24; its worst case, a wrong call in a
- * five-seat tiebreak that eliminates the caller, with instant reveals,
- * makes 13); 32 covers a Pitch Fleet round end that scores every seat. */
+/* Config slots: Pitch Fleet's board layout, deck counts and custom
+ * challenges (a list of records) are the largest foreseen. */
+#define ENG_MAX_CONFIG_SLOTS    512
+/* Slots of one input's fields: Pitch Fleet's shot report (ship, outbound
+ * ships, collided, locations arrived at, knocked ships and where each
+ * ended) is the largest foreseen. */
+#define ENG_MAX_ARGS            48
+/* Slots of one output's fields: a match_finished's places per seat and
+ * the winner are the largest today. */
+#define ENG_MAX_VALUES          24
+/* Outputs one input may produce; a game declares its own bound in
+ * eng_game.max_outputs, and the framework may add one (a void's
+ * inputs_voided). */
 #define ENG_MAX_OUTPUTS         32
-/* Arguments of a referee input: Pitch Fleet's move report (ship, outbound
- * flags, locations arrived at, ...) is the largest foreseen. */
-#define ENG_REFEREE_ARGS        6
+/* Data files per game (Crazy Pilot's cards; Pitch Fleet's boards and
+ * challenges). */
+#define ENG_MAX_DATA            4
+/* Named score terms per seat, and in-game stages that deal teams anew. */
+#define ENG_MAX_TERMS           8
+#define ENG_MAX_STAGES          8
 /* Room for one validation message naming its field. */
 #define ENG_ERROR_MAX           200
 #define ENG_FIELD_MAX           48
 
 struct eng_game;
 
-/* ---- Configuration: a schema of typed keys, so that the REST layer can
- * validate, default and document any game's settings without knowing it. */
+/* ---- Audiences. */
 
-enum eng_param_type {
-        ENG_PARAM_INT = 1,              /* an integer in [min, max] */
-        ENG_PARAM_BOOL,                 /* 0 or 1; JSON true/false */
-        ENG_PARAM_ENUM,                 /* an index into choices; JSON the choice's name */
+enum eng_audience {
+        ENG_VIEW_PUBLIC = 0,            /* the scoreboard: what everyone at the table sees */
+        ENG_VIEW_SEAT,                  /* one player: the seat concerned */
+        ENG_VIEW_REFEREE,               /* the referee; hidden card order stays hidden */
+        ENG_VIEW_RUNTIME,               /* requests to the runtime: never published */
 };
 
-struct eng_param {
-        const char *key;                /* dotted path, "deck.copies"; JSON may nest along the dots */
-        enum eng_param_type type;
-        int64_t min, max, def;          /* BOOL: 0, 1; ENUM: 0, n_choices − 1 */
-        const char *unit;               /* "ms", "cards", ...; NULL when unitless */
-        const char *const *choices;     /* ENUM only: the names, index = value */
-        const char *doc;                /* one sentence for the REST reference */
+/* ---- Types and fields. */
+
+enum eng_type {
+        ENG_T_INT = 1,                  /* an integer in [min, max] */
+        ENG_T_BOOL,                     /* 0 or 1; JSON true/false */
+        ENG_T_ENUM,                     /* an index into choices; JSON the choice's name */
+        ENG_T_SEAT,                     /* an engine seat, or ENG_SEAT_TABLE; JSON 1-based or null */
+        ENG_T_SEATS,                    /* a seat mask; JSON the list of 1-based seats */
+        ENG_T_BITS,                     /* a bit mask (pad buttons); JSON the list of set bits */
+        ENG_T_TIME,                     /* match time in µs */
+        ENG_T_CALL,                     /* a judged call (eng_game.calls); JSON the number */
+        ENG_T_SEQ,                      /* an input's seq */
+        ENG_T_HANDLE,                   /* a card's opaque handle; JSON 8 hex digits */
+        ENG_T_CARD,                     /* a card: its handle and its face (card_face) */
+        ENG_T_PLACES,                   /* ENG_MAX_SEATS slots: each seat's place, 1 = first
+                                         * (0: no such seat); JSON [{seat, place}] best first */
+        ENG_T_RECORDS,                  /* config only: a list of records of `fields` */
+        ENG_T_OBJECT,                   /* views only (documentation): a nested object */
 };
 
-/* Values by position in the game's params[] (not by key). */
+/* One field of a setting, an input, an event, a view or a data record. */
+struct eng_field {
+        const char *name;               /* JSON member; settings: a dotted key, "deck.copies" */
+        enum eng_type type;
+        int64_t min, max;               /* INT, TIME, SEQ: the range; ENUM: 0 .. choices − 1 */
+        int64_t def;                    /* a setting's default; an optional input field's */
+        const char *const *choices;     /* ENUM: the names, index = value */
+        const char *const *choice_text; /* ENUM: each choice in words, for explanations (NULL:
+                                         * the name) */
+        unsigned max_count;             /* 0: one value; n: a list of 0 .. n values */
+        bool optional;                  /* inputs: may be left out (def; ENG_ABSENT when def is
+                                         * ENG_ABSENT); events: may be ENG_ABSENT (JSON null) */
+        enum eng_audience audience;     /* events and views: who may see it */
+        const struct eng_field *fields; /* RECORDS: the fields of one record */
+        size_t n_fields;
+        const char *unit;               /* "ms", "cards", …; NULL when unitless */
+        const char *doc;                /* one sentence for the reference */
+};
+
+/* Slots one field takes: a scalar 1 (PLACES ENG_MAX_SEATS), a list 1 (its
+ * count) + max_count × one element, RECORDS 1 + max_count × the slots of a
+ * record. */
+size_t eng_field_slots(const struct eng_field *f);
+/* Slots of a list of fields, laid out in order. */
+size_t eng_fields_slots(const struct eng_field *f, size_t n);
+/* The first slot of the field called name (a dotted key for settings;
+ * fields of records are not found), or -ENOENT. */
+int eng_fields_offset(const struct eng_field *f, size_t n, const char *name);
+/* The field called name, or NULL. */
+const struct eng_field *eng_fields_find(const struct eng_field *f, size_t n, const char *name);
+
+/* ---- Configuration and data files. */
+
+/* Values by slot (eng_fields_slots of the game's params).  A setting of
+ * one value is at its slot; a list is its count then its elements. */
 struct eng_config {
-        int64_t v[ENG_MAX_PARAMS];
+        int64_t v[ENG_MAX_CONFIG_SLOTS];
 };
 
-/* A validation error: the field at fault ("deck.copies", or "seats") and a
- * message a person can act on, which starts with the field
- * ("deck.copies: must be 1..4"). */
+/* A data file: a game's catalogue of cards, boards, challenges.  The
+ * default is compiled into the engine (builtin); a custom one comes with
+ * the match and is stored with it, so that replay is exact.  The format is
+ * the game's (documented in doc), parsed by the engine in create(). */
+struct eng_data_def {
+        const char *name;               /* "cards": the key in a match's "data" */
+        const char *builtin;            /* the default file, NUL-terminated */
+        size_t max_len;                 /* the longest custom file accepted, in bytes */
+        const char *doc;
+};
+
+/* The data files of one match, by position in the game's data[]: a custom
+ * file's bytes, or NULL for the built-in one.  A NULL struct eng_data
+ * pointer means every file is built in. */
+struct eng_data {
+        const char *text[ENG_MAX_DATA];
+        size_t len[ENG_MAX_DATA];
+};
+
+/* The file at index i of data (custom or built in): 0 with *ret_text and
+ * *ret_len, or -EINVAL for no such file. */
+int eng_data_file(const struct eng_game *g, const struct eng_data *data, size_t i, const char **ret_text,
+                  size_t *ret_len);
+
+/* A validation error: the field at fault ("deck.copies", "seats",
+ * "data.prompts line 3") and a message a person can act on, which starts
+ * with the field ("deck.copies: must be 1..4"). */
 struct eng_error {
         char field[ENG_FIELD_MAX];
         char message[ENG_ERROR_MAX];
@@ -108,110 +203,188 @@ struct eng_error {
 /* ---- Inputs. */
 
 enum eng_input_kind {
-        ENG_IN_START = 1,               /* the match begins (operator or referee) */
-        ENG_IN_CALL,                    /* the judged first call of a window: seat, call */
+        ENG_IN_START = 1,               /* the match begins (referee, keypad) */
+        ENG_IN_CALL,                    /* the judge's single winner of a window: seat, call */
         ENG_IN_TIE,                     /* the judge found these seats tied for first */
-        ENG_IN_PRESS,                   /* a raw press, for games that order presses
-                                         * themselves (Crazy Pilot: each seat plays its
-                                         * own pile; the slap race is "who was last") */
+        ENG_IN_PRESS,                   /* a timed press: every press of a PRESS route, in press
+                                         * order once the settle window has passed */
         ENG_IN_TIMER,                   /* a wake-up the engine asked for has come */
-        ENG_IN_PAUSE,                   /* table-wide pause (operator, referee) */
-        ENG_IN_RESUME,
-        ENG_IN_REFEREE,                 /* a game-defined referee operation (override,
-                                         * report, adjudication): op and args */
+        ENG_IN_PAUSE,                   /* the operator's table-wide pause */
+        ENG_IN_RESUME,                  /* lifts the operator's pause (only that one) */
+        ENG_IN_ACTION,                  /* one of the game's own inputs (eng_game.actions) */
+        ENG_IN_VOID,                    /* undo: rewinds the match to just before input
+                                         * `target` (engine/log.h); the engine sees it after
+                                         * the rewind, to set its timers from now */
+        ENG_IN_CONFIRM,                 /* a referee confirms the result of a finished match
+                                         * (engine/log.h); engines never see it */
+        ENG_IN_KINDS_END,
 };
+
+/* Who may send an input. */
+#define ENG_FROM_SEAT           1u      /* the seat itself (its pads, its station's token) */
+#define ENG_FROM_REFEREE        2u      /* a referee (REST, the referee keypad) */
+#define ENG_FROM_RUNTIME        4u      /* only the runtime makes it (timers, the judge) */
+
+struct eng_input_def {
+        const char *name;               /* "award": REST's and the log's "kind" */
+        unsigned from;                  /* ENG_FROM_* */
+        bool seated;                    /* it acts for one seat: input.seat is a seat */
+        const struct eng_field *fields;
+        size_t n_fields;
+        const char *doc;
+};
+
+/* Built-in inputs' field layouts; the struct overlays in eng_input name
+ * the same slots. */
+#define ENG_TIE_CALLS           ENG_MAX_SEATS
 
 struct eng_input {
         uint64_t seq;                   /* the log's number; strictly increasing */
-        int64_t time_us;                /* host CLOCK_MONOTONIC µs when the runtime applied
-                                         * it; never decreasing */
+        int64_t time_us;                /* match time when the runtime applied it; never
+                                         * decreasing */
         int seat;                       /* the seat acting, or ENG_SEAT_TABLE */
         enum eng_input_kind kind;
+        unsigned action;                /* ENG_IN_ACTION: the index in eng_game.actions */
         union {
+                int64_t arg[ENG_MAX_ARGS];      /* the fields, as eng_input_def lays them out */
                 struct {                /* ENG_IN_CALL */
-                        uint32_t window;        /* the window it answers (ENG_REQ_WINDOW_OPEN) */
-                        int call;               /* game-defined (eng_game.call_of_button) */
-                        int64_t press_us;       /* when the button went down, host µs */
+                        int64_t window;         /* the window it answers (window_open) */
+                        int64_t call;           /* the call it makes (eng_game.calls) */
+                        int64_t press_us;       /* when the button went down, match time */
                 } call;
                 struct {                /* ENG_IN_TIE */
-                        uint32_t window;
-                        uint32_t seats;         /* bit i: seat i was among the first */
+                        int64_t window;
+                        int64_t seats;          /* bit i: seat i was among the first */
                         int64_t press_us;       /* the earliest of the tied presses */
+                        int64_t n_calls;        /* the tied calls, one per tied seat in seat
+                                                 * order (0 when not known: a referee's tie) */
+                        int64_t calls[ENG_TIE_CALLS];
                 } tie;
                 struct {                /* ENG_IN_PRESS */
-                        unsigned button;
-                        int64_t press_us;
+                        int64_t role;           /* enum eng_pad_role of the pad */
+                        int64_t button;
+                        int64_t press_us;       /* when it happened (the pad's clock), match time */
+                        int64_t uncertainty_us; /* ± the clock model's error bound */
+                        int64_t received_us;    /* when its frame arrived, match time */
                 } press;
-                struct {                /* ENG_IN_REFEREE */
-                        unsigned op;            /* game-defined, e.g. CP_REFEREE_VOID */
-                        int64_t arg[ENG_REFEREE_ARGS];
-                } referee;
+                struct {                /* ENG_IN_VOID */
+                        int64_t target;         /* the first input voided */
+                } void_;
         };
 };
+
+/* The definition of in (a built-in one, or the game's action); NULL for an
+ * unknown kind or action. */
+const struct eng_input_def *eng_input_def_of(const struct eng_game *g, const struct eng_input *in);
+/* The input called name: 0 with *ret_kind (and *ret_action for an action),
+ * or -ENOENT. */
+int eng_input_find(const struct eng_game *g, const char *name, enum eng_input_kind *ret_kind,
+                   unsigned *ret_action);
+/* Built-in inputs, by kind (NULL below ENG_IN_START). */
+extern const struct eng_input_def *const eng_builtin_inputs[ENG_IN_KINDS_END];
 
 enum eng_refusal {
         ENG_ACCEPTED = 0,
         ENG_REFUSED_SEQ,                /* seq not after the last accepted input's */
         ENG_REFUSED_TIME,               /* time_us before the last accepted input's */
-        ENG_REFUSED_INVALID,            /* malformed: no such seat, call or op; a press
-                                         * time outside [window open, time_us] */
-        ENG_REFUSED_STATE,              /* not possible now: not started, already
-                                         * started, paused, nothing to undo, ... */
+        ENG_REFUSED_INVALID,            /* malformed: no such seat, call, card or location; a
+                                         * press time outside [window open, time_us] */
+        ENG_REFUSED_STATE,              /* not possible now: not started, already started,
+                                         * paused, nothing to undo, ... */
         ENG_REFUSED_TOO_LATE,           /* answers a window that has closed */
-        ENG_REFUSED_NOT_ALLOWED,        /* this seat may not act now (out; not in the
-                                         * tiebreak) */
+        ENG_REFUSED_NOT_ALLOWED,        /* this seat may not act now */
         ENG_REFUSED_NOT_DUE,            /* a timer before the engine's wake-up time */
         ENG_REFUSED_FINISHED,           /* the match is over */
         ENG_REFUSED_UNSUPPORTED,        /* this game has no use for this kind of input */
 };
 
-/* ---- Outputs: events for the world, and requests to the runtime. */
+/* ---- Pads: where a press goes (input routes). */
 
-enum eng_output_kind {
-        /* Events: what happened, for SSE, D-Bus signals and the match record. */
-        ENG_EV_MATCH_STARTED = 1,
-        ENG_EV_CARD_REVEALED,           /* card, source; a window opens with it */
-        ENG_EV_CALL_JUDGED,             /* seat, call, verdict, reaction */
-        ENG_EV_TIEBREAK_STARTED,        /* seats */
-        ENG_EV_CARD_PLACED,             /* card, row; seat: who placed it */
-        ENG_EV_CARD_TUCKED,             /* card, cause */
-        ENG_EV_CHIP_GIVEN,              /* seat, chips now */
-        ENG_EV_PLAYER_ELIMINATED,       /* seat, order of elimination */
-        ENG_EV_REVEAL_EXPIRED,          /* nobody called in time */
-        ENG_EV_CALL_VOIDED,             /* a referee undid the last resolution */
-        ENG_EV_PAUSED,
-        ENG_EV_RESUMED,
-        ENG_EV_SCORE_CHANGED,           /* seat, delta, total (VP games; not Crash Pilot) */
-        ENG_EV_GAME,                    /* game-defined: code, args */
-        ENG_EV_MATCH_FINISHED,          /* winner, placements */
+/* A pad's role at a table: the pad kinds of docs/protocol.md section 7. */
+enum eng_pad_role {
+        ENG_ROLE_BUTTONS = 1,           /* a seat's button pad */
+        ENG_ROLE_SLAP = 2,              /* a seat's slap pad */
+        ENG_ROLE_KEYPAD = 3,            /* the table's referee keypad */
+};
+#define ENG_ROLES_END           4
+#define ENG_ANY_BUTTON          0xffu
 
-        /* Requests: what the runtime must do. */
-        ENG_REQ_WINDOW_OPEN = 64,       /* judge_open(at_us, seats) for this window id */
-        ENG_REQ_WINDOW_CLOSE,           /* that window is over: judge_close() it */
-        ENG_REQ_PAD_LIGHT,              /* docs/protocol.md LIGHT for the seat's pad */
-        ENG_REQ_PAD_BUZZ,               /* docs/protocol.md BUZZ */
-        ENG_REQ_PAD_LOCKOUT,            /* docs/protocol.md LOCKOUT (display only) */
+enum eng_route_kind {
+        ENG_ROUTE_CALL = 1,             /* a judged call: first-press windows (engine/judge.h);
+                                         * the judge's decision becomes ENG_IN_CALL or _TIE */
+        ENG_ROUTE_PRESS,                /* every press is an ENG_IN_PRESS for the seat, in press
+                                         * order after the settle window */
+        ENG_ROUTE_INPUT,                /* the press sends a named input without fields (a
+                                         * referee keypad's Start, Pause, Undo, …) */
 };
 
-enum eng_verdict {
-        ENG_VERDICT_CORRECT = 1,
-        ENG_VERDICT_WRONG,
-        ENG_VERDICT_TOO_LATE,           /* refused: the window had closed */
-        ENG_VERDICT_NOT_ALLOWED,        /* refused: the seat may not call this card */
+struct eng_route {
+        enum eng_pad_role role;
+        unsigned button;                /* or ENG_ANY_BUTTON */
+        enum eng_route_kind kind;
+        int call;                       /* CALL: the call it makes */
+        const char *input;              /* INPUT: a built-in input or an action without
+                                         * required fields */
 };
 
-/* Why a card went under the neutral deck. */
-enum eng_cause {
-        ENG_CAUSE_WRONG_CALL = 1,
-        ENG_CAUSE_DOESNT_FIT,           /* a correct "doesn't fit" */
-        ENG_CAUSE_TIE,
-        ENG_CAUSE_EXPIRED,
+/* The first route of g for a press of button on a pad of role; NULL when
+ * none takes it (the runtime counts such presses). */
+const struct eng_route *eng_route_find(const struct eng_game *g, enum eng_pad_role role, unsigned button);
+/* "buttons", "slap", "keypad"; NULL for anything else. */
+const char *eng_role_name(enum eng_pad_role role);
+/* The role called name, or -EINVAL. */
+int eng_role_from_name(const char *name);
+
+/* ---- Outputs: events for the world, requests to the runtime. */
+
+struct eng_event_def {
+        const char *name;               /* "card_revealed": the SSE event; the D-Bus signal is
+                                         * its CamelCase ("CardRevealed") */
+        enum eng_audience audience;     /* who hears it at all; its fields may narrow it */
+        const struct eng_field *fields;
+        size_t n_fields;
+        const char *text;               /* the sentence of a referee's explanation, with
+                                         * {field} and {seat} put in: "{seat} calls {call}" */
+        bool reveals;                   /* it shows what was hidden (a card turned over) */
+        const char *doc;
 };
 
-/* Where a revealed card came from. */
-#define ENG_SOURCE_NEUTRAL      (-1)    /* the neutral deck */
-#define ENG_SOURCE_AGAIN        (-2)    /* the same card, shown again (resume, void) */
-                                        /* >= 0: that seat's own stack */
+struct eng_output {
+        const struct eng_event_def *def;
+        int seat;                       /* the seat concerned, or ENG_SEAT_TABLE */
+        int64_t at_us;                  /* the input's time_us */
+        union {
+                int64_t v[ENG_MAX_VALUES];      /* the fields, as def lays them out */
+                struct { int64_t window, seats; } window;               /* window_open/close */
+                struct { int64_t button, mode, duration_ms; } light;     /* pad_light */
+                struct { int64_t pattern, duration_ms; } buzz;           /* pad_buzz */
+                struct { int64_t buttons; } lockout;                     /* pad_lockout */
+                struct { int64_t winner; int64_t place[ENG_MAX_SEATS]; } finished;
+                struct { int64_t target, count; } voided;               /* inputs_voided */
+        };
+};
+
+/* The framework's own events, the same for every game (D-Bus: the Match
+ * interface). */
+extern const struct eng_event_def eng_ev_match_started;
+extern const struct eng_event_def eng_ev_paused;        /* the operator's pause */
+extern const struct eng_event_def eng_ev_resumed;
+extern const struct eng_event_def eng_ev_match_finished;        /* winner, placements */
+extern const struct eng_event_def eng_ev_inputs_voided;         /* target, count */
+extern const struct eng_event_def eng_ev_result_confirmed;
+extern const struct eng_event_def *const eng_framework_events[];        /* NULL-terminated */
+
+/* Requests to the runtime (audience ENG_VIEW_RUNTIME, never published). */
+extern const struct eng_event_def eng_req_window_open;  /* judge_open(at_us, seats) */
+extern const struct eng_event_def eng_req_window_close; /* judge_close() */
+extern const struct eng_event_def eng_req_pad_light;    /* docs/protocol.md LIGHT */
+extern const struct eng_event_def eng_req_pad_buzz;     /* BUZZ */
+extern const struct eng_event_def eng_req_pad_lockout;  /* LOCKOUT (display only) */
+extern const struct eng_event_def *const eng_requests[];        /* NULL-terminated */
+
+static inline bool eng_output_is_request(const struct eng_output *o) {
+        return o->def->audience == ENG_VIEW_RUNTIME;
+}
 
 /* docs/protocol.md section 6, LIGHT mode and BUZZ pattern. */
 enum eng_light {
@@ -226,42 +399,7 @@ enum eng_buzz {
 };
 #define ENG_BUTTON_ALL          0xff    /* LIGHT: every button */
 
-struct eng_output {
-        enum eng_output_kind kind;
-        int seat;                       /* the seat concerned, or ENG_SEAT_TABLE */
-        int64_t at_us;                  /* the input's time_us */
-        union {
-                struct { uint32_t card; int source; uint32_t reveal; } revealed;
-                struct {
-                        int call;
-                        enum eng_verdict verdict;
-                        int64_t reaction_us;    /* press time − reveal (window open) time;
-                                                 * 0 for a refused call */
-                        uint32_t window;
-                        uint32_t card;
-                } judged;
-                struct { uint32_t seats; } tiebreak;
-                struct { uint32_t card; int row; } placed;
-                struct { uint32_t card; enum eng_cause cause; } tucked;
-                struct { unsigned chips; } chip;
-                struct { unsigned order; } eliminated;  /* 1: the first seat out */
-                struct { uint32_t card; } expired;
-                struct { uint64_t seq; } voided;        /* the input whose effect was undone */
-                struct { int64_t delta, total; } score;
-                struct { int code; int64_t arg[4]; } game;
-                struct {
-                        int winner;             /* ENG_SEAT_TABLE: none (shared) */
-                        unsigned n_seats;
-                        unsigned place[ENG_MAX_SEATS];  /* per seat, 1 = first */
-                } finished;
-                struct { uint32_t window; uint32_t seats; } window;
-                struct { unsigned button; enum eng_light mode; unsigned duration_ms; } light;
-                struct { enum eng_buzz pattern; unsigned duration_ms; } buzz;
-                struct { uint32_t buttons; } lockout;   /* bit i: button i locked out */
-        };
-};
-
-/* Caller-provided; apply() resets it.  About 1.8 KB: a stack variable. */
+/* Caller-provided; apply() resets it.  About 6.5 KB. */
 struct eng_out {
         enum eng_refusal refusal;
         int64_t wake_us;                /* the engine's next wake-up after this input, or
@@ -271,14 +409,7 @@ struct eng_out {
 };
 
 /* ---- Views: what each audience may see, as a walk the caller turns into
- * JSON (api/) or D-Bus properties (bus/) without knowing the game. */
-
-enum eng_audience {
-        ENG_VIEW_PUBLIC = 1,            /* the scoreboard: what everyone at the table sees */
-        ENG_VIEW_SEAT,                  /* one player's screen */
-        ENG_VIEW_REFEREE,               /* everything a referee needs; hidden card order
-                                         * stays hidden (docs/engine.md, "Views") */
-};
+ * JSON (api/) or D-Bus values (bus/) without knowing the game. */
 
 /* Each callback gets the key of the value in the enclosing object, or NULL
  * inside an array, and returns 0 or -errno; the first error stops the walk
@@ -298,34 +429,30 @@ struct eng_visitor {
 
 enum eng_status {
         ENG_STATUS_READY = 1,           /* created, waiting for ENG_IN_START */
-        ENG_STATUS_RUNNING,
-        ENG_STATUS_PAUSED,
+        ENG_STATUS_RUNNING,             /* (a game's own pause is running: eng_game.game_pause) */
+        ENG_STATUS_PAUSED,              /* the operator's pause */
         ENG_STATUS_FINISHED,
-};
-
-struct eng_seat_stats {
-        unsigned calls;                 /* judged calls: correct + wrong */
-        unsigned correct, wrong;
-        unsigned ties;                  /* ties this seat was part of */
-        int64_t reaction_sum_us;        /* over judged calls */
-        int64_t reaction_avg_us;        /* reaction_sum_us / calls, 0 when no calls */
-        unsigned chips;
-        unsigned cards_left;
-        bool eliminated;
-        unsigned eliminated_order;      /* 1: the first out; 0: not out */
-        int64_t score;                  /* VP games; 0 for Crash Pilot */
 };
 
 struct eng_result {
         bool finished;                  /* false: provisional order of an unfinished match */
-        int winner;                     /* ENG_SEAT_TABLE when none */
+        int winner;                     /* ENG_SEAT_TABLE when none (or shared) */
         unsigned n_seats;
         /* Per seat: 1 is first; seats that are truly equal share a place and
          * the next place is skipped ("1, 2, 2, 4"). */
         unsigned place[ENG_MAX_SEATS];
         /* The seats best first; equal seats are adjacent, in seat order. */
         int order[ENG_MAX_SEATS];
-        struct eng_seat_stats stats[ENG_MAX_SEATS];
+        /* Each seat's score: terms[s][t] is the seat's value of the game's
+         * term t (eng_game.terms), and score[s] their sum. */
+        int64_t score[ENG_MAX_SEATS];
+        int64_t terms[ENG_MAX_SEATS][ENG_MAX_TERMS];
+        /* Teams per in-game stage (0 stages: no teams); team[s][k] is seat
+         * s's team in stage k, from 0. */
+        unsigned n_stages;
+        int8_t team[ENG_MAX_SEATS][ENG_MAX_STAGES];
+        /* One-seat games: the evaluation ("Solar-mighty"); else NULL. */
+        const char *label;
 };
 
 /* ---- The game: a const table of methods (gpsd's driver table style). */
@@ -333,101 +460,141 @@ struct eng_result {
 struct eng_game {
         const char *name;               /* "crash-pilot": URLs, the database, configs */
         const char *display_name;       /* "Crash Pilot" */
+        const char *description;        /* one paragraph for GET /v1/games */
         unsigned min_seats, max_seats;
-        const struct eng_param *params;
-        size_t n_params;                /* <= ENG_MAX_PARAMS */
-        size_t state_size;              /* bytes the caller allocates for a state */
-        size_t max_outputs;             /* outputs per apply(), <= ENG_MAX_OUTPUTS */
 
-        /* Cross-field checks beyond each param's range (eng_config_validate
-         * checks ranges and the seat count first).  0, or -EINVAL with
-         * *ret_err filled. */
-        int (*validate)(const struct eng_config *cfg, unsigned n_seats, struct eng_error *ret_err);
+        const struct eng_field *params; /* the settings */
+        size_t n_params;
+        const struct eng_data_def *data;        /* its data files */
+        size_t n_data;
+        const struct eng_input_def *actions;    /* its own inputs (ENG_IN_ACTION) */
+        size_t n_actions;
+        unsigned builtins;              /* bit k: built-in input kind k applies (START, TIMER,
+                                         * PAUSE, RESUME, VOID, CONFIRM always do) */
+        const struct eng_event_def *const *events;      /* its own events */
+        size_t n_events;
+        const struct eng_route *routes;         /* where pad presses go */
+        size_t n_routes;
+        const char *const *calls;       /* call numbers' names ("row 1"); NULL gaps */
+        size_t n_calls;
+        const char *const *terms;       /* score terms' names ("correct", "penalty") */
+        size_t n_terms;
+        const struct eng_field *view;   /* the view's top-level members and their audiences */
+        size_t n_view;
+        size_t state_size;              /* bytes the caller allocates for a state */
+        size_t max_outputs;             /* outputs per apply(), < ENG_MAX_OUTPUTS */
+
+        /* Cross-field checks beyond each setting's range (eng_config_validate
+         * checks ranges and the seat count first), and the data files: 0, or
+         * -EINVAL with *ret_err filled. */
+        int (*validate)(const struct eng_config *cfg, const struct eng_data *data, unsigned n_seats,
+                        struct eng_error *ret_err);
         /* Initialises the whole state: set-up and deal, shuffled with seed.
-         * 0, or -EINVAL for a config that does not validate. */
-        int (*create)(void *state, const struct eng_config *cfg, unsigned n_seats, uint64_t seed);
+         * 0, or -EINVAL for a setup that does not validate. */
+        int (*create)(void *state, const struct eng_config *cfg, const struct eng_data *data,
+                      unsigned n_seats, uint64_t seed);
         /* One input: 0 with out->refusal and out->wake_us set and the outputs
          * appended; -EINVAL for a NULL argument or an uncreated state;
-         * -EPROTO if an internal invariant broke (a bug: the state is then
-         * unusable, and the runtime hands the match to a referee). */
+         * -EPROTO if an internal invariant broke (a bug: the runtime then
+         * hands the match to a referee). */
         int (*apply)(void *state, const struct eng_input *in, struct eng_out *out);
         enum eng_status (*status)(const void *state);
         /* The pending wake-up, as the last out->wake_us said; ENG_NEVER. */
         int64_t (*wake_us)(const void *state);
         /* Walks the view for audience (seat: ENG_VIEW_SEAT only).  0, -EINVAL
          * for a seat out of range, or the visitor's error. */
-        int (*view)(const void *state, enum eng_audience audience, int seat,
-                    const struct eng_visitor *v, void *ctx);
+        int (*view_visit)(const void *state, enum eng_audience audience, int seat,
+                          const struct eng_visitor *v, void *ctx);
         /* The state hash: FNV-1a 64 over the canonical serialisation. */
         uint64_t (*hash)(const void *state);
-        /* Placements and statistics; provisional (finished false) while the
-         * match runs.  Always 0 for a created state. */
+        /* Placements, score terms, teams; provisional (finished false) while
+         * the match runs.  Always 0 for a created state. */
         int (*result)(const void *state, struct eng_result *ret);
-        /* A card's fields into the current object ("object": 2, ...). */
-        int (*card_visit)(uint32_t card, const struct eng_visitor *v, void *ctx);
-        /* "row 3", "doesn't fit", ...; NULL for an unknown call. */
-        const char *(*call_name)(int call);
-        /* A pad button (docs/protocol.md section 7) to the call it makes:
-         * 0 with *ret_call, or -EINVAL for a button this game does not use. */
-        int (*call_of_button)(unsigned button, int *ret_call);
+        /* A card's face, by its handle, as an object's fields ("object": 2,
+         * ...); state is any state of the match.  0, -ENOENT for no such
+         * card, or the visitor's error.  NULL for a game without cards. */
+        int (*card_face)(const void *state, uint32_t handle, const struct eng_visitor *v, void *ctx);
+        /* The game's own pause in force ("zombie"), or NULL; NULL method: the
+         * game has none.  Independent of the operator's pause. */
+        const char *(*game_pause)(const void *state);
+        /* A seat's statistics for the result, as an object's fields; NULL
+         * method: none. */
+        int (*stats)(const void *state, int seat, const struct eng_visitor *v, void *ctx);
+        /* For the non-interference test only: changes what is still hidden
+         * (the order of unrevealed cards) and nothing else, drawing from
+         * salt.  0, or -EAGAIN when nothing is hidden now.  NULL: the game
+         * hides nothing. */
+        int (*perturb_hidden)(void *state, uint64_t salt);
 };
 
-/* Every game arbiter runs, NULL-terminated. */
+/* Whether g's tables are complete and consistent: names (snake_case, none
+ * that every input or event already has: kind, seat, seq, time_us, reason,
+ * at_us, match), docs and explanation texts, defaults in range, slots within
+ * bounds, routes that name a call or an input the game takes, no action or
+ * event named like a built-in one.  0, or -EINVAL with the first problem in
+ * why (may be NULL).  A game's unit test calls it. */
+int eng_game_check(const struct eng_game *g, char *why, size_t len);
+
+/* Every game arbiter runs, NULL-terminated (engine/registry.c; a test build
+ * of the daemon links its own registry). */
 extern const struct eng_game *const eng_games[];
 
 /* The game called name, or NULL. */
 const struct eng_game *eng_game_find(const char *name);
 
-/* Calls are numbered below this (eng_game.call_name answers NULL beyond). */
-#define ENG_MAX_CALLS 64
-
+/* The name of call, or NULL for no call of g. */
+const char *eng_call_name(const struct eng_game *g, int64_t call);
 /* The call g names so, ignoring case, blanks and punctuation ("row-1" is
  * "row 1"): 0 with *ret_call, -ENOENT for no call of g, -EINVAL. */
 int eng_call_by_name(const struct eng_game *g, const char *name, int *ret_call);
 
+/* The event of g called name (its own or the framework's), or NULL. */
+const struct eng_event_def *eng_event_find(const struct eng_game *g, const char *name);
+
+/* ---- Settings. */
+
 /* The index of key in game->params, or -ENOENT. */
 int eng_param_find(const struct eng_game *game, const char *key);
-
-/* Every param at its default. */
+/* Every setting at its default; lists empty. */
 void eng_config_defaults(const struct eng_game *game, struct eng_config *ret);
-
-/* Sets one param by key after checking its range: 0, -ENOENT for an
- * unknown key ("deck.copiez: no such setting"), -ERANGE for a value out of
- * range ("deck.copies: must be 1..4"); *ret_err says which (may be NULL). */
+/* Sets one single-valued setting by key after checking its range: 0,
+ * -ENOENT for an unknown key ("deck.copiez: no such setting"), -ERANGE for
+ * a value out of range ("deck.copies: must be 1..4"), -EINVAL for a list;
+ * *ret_err says which (may be NULL). */
 int eng_config_set(const struct eng_game *game, struct eng_config *cfg, const char *key,
                    int64_t value, struct eng_error *ret_err);
-
-/* As eng_config_set for an ENG_PARAM_ENUM given by choice name: also
- * -EINVAL for a param that is not an enum. */
+/* As eng_config_set for an ENG_T_ENUM given by choice name: also -EINVAL
+ * for a setting that is not a choice. */
 int eng_config_set_choice(const struct eng_game *game, struct eng_config *cfg, const char *key,
                           const char *choice, struct eng_error *ret_err);
-
-/* The whole check: the seat count against the game's range ("seats: must be
- * 2..5"), every param against its range, then game->validate.  0 or
- * -EINVAL with *ret_err (may be NULL). */
+/* The whole check: the seat count against the game's range ("seats: must
+ * be 2..5"), every value against its field, each data file's length, then
+ * game->validate.  0 or -EINVAL with *ret_err (may be NULL). */
 int eng_config_validate(const struct eng_game *game, const struct eng_config *cfg,
-                        unsigned n_seats, struct eng_error *ret_err);
+                        const struct eng_data *data, unsigned n_seats, struct eng_error *ret_err);
+/* One value against its field (type, range, list count): 0, or -ERANGE
+ * with *ret_err naming field (the caller's path, "award.points[2]"). */
+int eng_value_check(const struct eng_field *f, const char *field, int64_t value,
+                    struct eng_error *ret_err);
 
-/* Rebuilds a match: create, then apply log[0..n) in order.  Refused inputs
- * are part of a log and are refused again.  0, -EINVAL from create, or the
- * first -errno from apply.  *ret_refused (may be NULL) counts refusals. */
-int eng_replay(const struct eng_game *game, void *state, const struct eng_config *cfg,
-               unsigned n_seats, uint64_t seed, const struct eng_input *log, size_t n,
-               size_t *ret_refused);
+/* ---- Card handles.  A handle is a keyed permutation of the 32-bit card
+ * ids (a four-round Feistel network whose round keys come from key), so a
+ * handle names one card of one match and says nothing about it to anyone
+ * without the key.  Engines derive key from the match seed at create and
+ * keep it in their state: the seed is shown only once the match is over,
+ * and with it anyone can map handles back to cards. */
 
-/* Walks one output as an object's fields ("kind": "call_judged", "seat": 2,
- * ...), cards through game->card_visit.  0 or the visitor's error. */
-int eng_output_visit(const struct eng_game *game, const struct eng_output *o,
-                     const struct eng_visitor *v, void *ctx);
+uint64_t eng_handle_key(uint64_t seed);
+uint32_t eng_handle(uint64_t key, uint32_t card);
+uint32_t eng_handle_card(uint64_t key, uint32_t handle);
 
-/* Stable snake_case names for logs, JSON and the database; "unknown" for
- * anything else. */
+/* ---- Names: stable snake_case, the same in JSON, logs and the database;
+ * "unknown" for anything else. */
 const char *eng_input_kind_name(enum eng_input_kind kind);
-const char *eng_output_kind_name(enum eng_output_kind kind);
 const char *eng_refusal_name(enum eng_refusal refusal);
-const char *eng_verdict_name(enum eng_verdict verdict);
-const char *eng_cause_name(enum eng_cause cause);
 const char *eng_status_name(enum eng_status status);
+const char *eng_audience_name(enum eng_audience a);
+const char *eng_type_name(enum eng_type t);
 
 /* ---- For engines. */
 
@@ -435,19 +602,28 @@ const char *eng_status_name(enum eng_status status);
 void eng_out_reset(struct eng_out *out, int64_t wake_us);
 
 /* Appends a zeroed output (padding included, so outputs compare with
- * memcmp) with kind, seat and at_us set, or NULL when out is full: an
+ * memcmp) of def with seat and at_us set, or NULL when out is full: an
  * engine whose max_outputs is right never sees NULL. */
-struct eng_output *eng_out_push(struct eng_out *out, enum eng_output_kind kind, int seat,
+struct eng_output *eng_out_push(struct eng_out *out, const struct eng_event_def *def, int seat,
                                 int64_t at_us);
 
 /* Fills ret->place[] and ret->order[] from a per-seat sort key: a seat with
- * a smaller key places better, equal keys share a place.  Games build the
- * key from their own ranking rule. */
+ * a smaller key places better, equal keys share a place. */
 void eng_result_rank(struct eng_result *ret, const uint64_t key[ENG_MAX_SEATS]);
+/* Sets ret->score[] to the sum of each seat's terms. */
+void eng_result_sum(struct eng_result *ret, size_t n_terms);
 
 /* Sets *ret_err (if not NULL) to field and a printf-formatted message that
  * the function prefixes with "field: ".  Returns -EINVAL. */
 int eng_error_set(struct eng_error *ret_err, const char *field, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+
+/* The next line of a data file: [*pos, len) is scanned, the line (without
+ * its newline, trailing blanks and any "#" comment) is [*ret_start,
+ * *ret_start + *ret_len), *pos moves past it and *ret_line_no counts from
+ * 1.  Blank and comment-only lines are skipped.  1 with a line, 0 at the
+ * end. */
+int eng_data_next_line(const char *text, size_t len, size_t *pos, const char **ret_start, size_t *ret_len,
+                       unsigned *ret_line_no);
 
 #endif

@@ -1,6 +1,5 @@
 /* match/match.h — the match runtime: live matches, their clocks and
- * timers, and the write-then-publish path of every input (DESIGN.md
- * section 5).  Its REST side is api/matches.c and api/match_inputs.c, its
+ * timers, and the write-then-publish path of every input (docs/architecture.md).  Its REST side is api/matches.c and api/match_inputs.c, its
  * D-Bus objects bus/matches.c, its SQL store/matches.c; it tells the first
  * two what happens through observers (struct match_observer), so that it
  * depends on neither.
@@ -14,14 +13,28 @@
  *       │                   │  └────────────┘
  *       │                   │ the engine says so (a winner)
  *       │                   v
- *       │                finished
- *       │
- *       └──── abort (from ready, running or paused) ────> aborted
+ *       │                finished  <───── confirm ───── provisional
+ *       │                   ^                               │ ^
+ *       │                   └── (confirm: "auto") ──────────┘ │ the engine
+ *       │                                                     │ finishes,
+ *       │                              void (undo) ───────────┘ confirm:
+ *       │                                                        "referee"
+ *       └──── abort (from ready, running, paused, provisional) ────> aborted
  *
- * start, pause, resume and the finish are engine inputs and outputs; abort
- * is the runtime's own (the engine has no notion of it) and is a row update,
- * not an input.  finished and aborted are final: the match leaves the
- * engine's hands, its seed is revealed, and it takes no more inputs.
+ * start, pause, resume, the finish, a void and a confirm are inputs and
+ * their outputs (engine/log.h holds the rules of the last two); abort is
+ * the runtime's own (the engine has no notion of it) and is a row update,
+ * not an input.  A match whose result waits for a referee (its confirm
+ * setting) is provisional once the engine finishes: still live, rebuilt on
+ * restart, seed hidden, undo possible, until a confirm input (a referee's,
+ * or the runtime's at the confirm timeout) makes it finished.  finished
+ * and aborted are final: the match leaves the engine's hands, its seed is
+ * revealed, and it takes no more inputs.
+ *
+ * The log.  A live match keeps its whole input log in memory (struct
+ * eng_record: the input, what it got, what voided it), as stored: a void
+ * rebuilds the state from it (eng_log_apply), and a reply to a void lists
+ * the inputs it voided for re-entry.
  *
  * The match clock.  Engine times are match time in µs: 0 when the match was
  * created, advancing with CLOCK_MONOTONIC while this daemon runs it:
@@ -70,16 +83,24 @@
  * with it; on the first difference the match gets needs_referee (the
  * reason), a warning is logged, and it is not run.
  *
- * Pads.  A match's seats carry the pad their table bound to them when the
- * match was created (the stored seats JSON, read back on creation and on
- * start-up); later changes to the table do not move a match's pads.  Each
- * live match has a first-press judge (engine/judge.h) that follows the
- * engine's window requests: ENG_REQ_WINDOW_OPEN opens it at the window's
- * open time in host time (match time − clock_offset_us) for the allowed
- * seats, ENG_REQ_WINDOW_CLOSE closes it.  A press goes to the running (or
- * paused) match that has its pad at a seat; the judge's decision becomes an
- * ENG_IN_CALL or ENG_IN_TIE that takes the same write-then-publish path as
- * a referee's input.  The judge is fed from the driver's "received"
+ * Pads.  A match's seats carry the pads their table bound to them when the
+ * match was created, each with its role (a button pad, a slap pad), and the
+ * table's own pads (a referee keypad); the stored seats JSON and
+ * table_pads are read back on creation and on start-up, and later changes
+ * to the table do not move a match's pads.  A press goes to the running,
+ * paused or provisional match that has its pad; the game's routes
+ * (eng_route_find) decide what it is:
+ *   - a judged call: the first-press judge (engine/judge.h) follows the
+ *     engine's window requests (window_open at the window's open time in
+ *     host time, match time − clock_offset_us, for the allowed seats;
+ *     window_close), and its decision becomes an ENG_IN_CALL or ENG_IN_TIE;
+ *   - a timed press: the ordered stream (padbus "pressed", a settle window
+ *     after the press, in press order) makes it an ENG_IN_PRESS with its
+ *     time, uncertainty and receive time in match time;
+ *   - a named input (a referee keypad's Start or Pause): that input, at
+ *     once;
+ *   - none: counted (unrouted_presses) and ACKed.
+ * Each takes the same write-then-publish path as a referee's input.  The judge is fed from the driver's "received"
  * callback, as soon as a press is decoded, not from the ordered stream that
  * the driver delays by its settle window: the judge orders presses by time
  * itself, and since every press received by now has been handed over, it
@@ -90,18 +111,19 @@
  * feedback requests are sent once the input that made them is stored,
  * alongside its events.
  *
- * ACKs.  A pad's press is ACKed once what it made is durable (DESIGN.md
- * section 5): a press the judge holds is ACKed when the input of its
- * window's decision is stored or spooled (the losing presses of a window
- * with it: the decision rests on them), and forgotten un-ACKed when that
- * input is lost, so that the pad's retransmission comes again.  A press
- * that makes no input (no match, not a call, refused by the judge, or its
- * window closed undecided) is ACKed at once.
+ * ACKs.  A pad's press is ACKed once what it made is durable: a press the
+ * judge holds is ACKed when the input of its window's decision is stored
+ * or spooled (the losing presses of a window with it: the decision rests
+ * on them), a timed press or a named input when its own input is, and
+ * either is forgotten un-ACKed when that input is lost, so that the pad's
+ * retransmission comes again.  A press that makes no input (no match, no
+ * route, refused by the judge, or its window closed undecided) is ACKed at
+ * once.
  *
  * Buttons.  A seat's button map (the table's, copied into the match's
- * seats when it is created) says which call each button makes; a seat
- * without one uses the game's (eng_game.call_of_button).  A mapped name
- * that is no call of this game makes that button no call.
+ * seats when it is created) says which call each button of its button pad
+ * makes; a seat without one uses the game's routes.  A mapped name that is
+ * no call of this game makes that button no call.
  *
  * Ownership: the registry owns its matches; a match stays allocated while
  * writes for it are in flight.
@@ -115,6 +137,7 @@
 
 #include "engine/engine.h"
 #include "engine/judge.h"
+#include "engine/log.h"
 
 struct event;
 struct loop;
@@ -125,11 +148,11 @@ struct spool;
 struct store;
 struct matches;
 
-/* "match/" and a 64-bit id. */
-#define MATCH_TOPIC_MAX         32
+/* "match/" and a 64-bit id, and a seat or referee scope after it. */
+#define MATCH_TOPIC_MAX         48
 /* match_inputs.who, as api_request.token_name. */
 #define MATCH_WHO_MAX           64
-/* A reason for needs_referee. */
+/* A reason for needs_referee, or a referee's for a void. */
 #define MATCH_REASON_MAX        256
 /* A pad id (hardware/padbus.h PAD_ID_LEN hex digits) and its NUL. */
 #define MATCH_PAD_ID_MAX        17
@@ -137,11 +160,37 @@ struct matches;
 #define MATCH_NAME_MAX          65
 /* Buttons a pad can have (hardware/protocol.h PROTO_MAX_BUTTONS). */
 #define MATCH_BUTTONS           16
+/* Pads of one seat (a button pad and a slap pad, with room), and of the
+ * table itself (a referee keypad, with room). */
+#define MATCH_SEAT_PADS         4
+#define MATCH_TABLE_PADS        4
+/* The longest a provisional result may wait for the runtime to confirm
+ * it: a day. */
+#define MATCH_CONFIRM_TIMEOUT_MAX_S     86400
+/* Timed presses waiting for the ordered stream, per match: a settle
+ * window of presses from every pad of the table. */
+#define MATCH_TIMED_MAX         64
 
 /* A press whose ACK waits for the input it made (see "ACKs"). */
 struct match_held {
         const struct pad *pad;
         uint16_t event_no;
+        uint64_t received_no;           /* the driver's number: the judge's press id, and which
+                                         * press the ordered stream brings */
+        enum eng_pad_role role;         /* of the pad at its seat */
+};
+
+struct match_pad {
+        char id[MATCH_PAD_ID_MAX];
+        enum eng_pad_role role;
+};
+
+struct match_seat {
+        char name[MATCH_NAME_MAX];
+        struct match_pad pads[MATCH_SEAT_PADS];
+        unsigned n_pads;
+        bool mapped;                    /* the seat has a button map */
+        int16_t calls[MATCH_BUTTONS];   /* its map: button → call, -1 none */
 };
 
 enum match_source {
@@ -149,6 +198,7 @@ enum match_source {
         MATCH_SOURCE_OPERATOR,
         MATCH_SOURCE_TIMER,
         MATCH_SOURCE_PAD,
+        MATCH_SOURCE_SEAT,              /* a seat's own token (its station) */
 };
 
 struct match {
@@ -157,10 +207,15 @@ struct match {
         int64_t id;                     /* 0 until its row is stored */
         const struct eng_game *game;
         struct eng_config cfg;
+        struct eng_data data;           /* custom data files (owned copies), NULL: built in */
+        struct eng_setup setup;         /* game, &cfg, &data, n_seats, seed, confirm */
         uint64_t seed;
         unsigned n_seats;
+        int64_t confirm_timeout_us;     /* provisional: confirmed by the runtime after this; 0 never */
         void *state;                    /* game->state_size bytes */
         void *scratch;                  /* where an input is tried first */
+        struct eng_record *log;         /* every stored input, in seq order */
+        size_t n_log, log_cap;
         uint64_t last_seq;
         int64_t last_us;                /* match time of the newest input */
         int64_t clock_offset_us;        /* match time − now_usec() */
@@ -168,26 +223,29 @@ struct match {
         uint32_t window;                /* the open (or last) window id */
         int64_t window_open_us;         /* its open time, match time */
         uint32_t window_seats;          /* the seats it allows */
-        char pads[ENG_MAX_SEATS][MATCH_PAD_ID_MAX];     /* per seat; "" for none */
-        char names[ENG_MAX_SEATS][MATCH_NAME_MAX];      /* per seat, for D-Bus */
-        bool mapped[ENG_MAX_SEATS];                     /* the seat has a button map */
-        int8_t calls[ENG_MAX_SEATS][MATCH_BUTTONS];     /* its map: button → call, -1 none */
+        struct match_seat seats[ENG_MAX_SEATS];
+        struct match_pad table_pads[MATCH_TABLE_PADS];
+        unsigned n_table_pads;
         struct judge judge;
         bool judging;                   /* the judge has a window for judge_window */
         uint32_t judge_window;
         struct event *judge_timer;      /* the judge's wake-up */
-        uint64_t ignored_presses;       /* from its pads, that made no input */
+        uint64_t ignored_presses;       /* from its pads, routed but making no input */
+        uint64_t unrouted_presses;      /* from its pads, that no route takes */
         struct match_held *held;        /* presses of the judge's window whose ACK waits */
         size_t n_held;                  /* (JUDGE_MAX_PRESSES of room) */
+        struct match_held *timed;       /* timed presses waiting for the ordered stream */
+        size_t n_timed;                 /* (MATCH_TIMED_MAX of room) */
         bool aborted;
         bool stale;                     /* a write failed; rebuilt on the next READY */
         bool released;                  /* freed when pending drops to 0 */
         unsigned pending;               /* input writes in flight */
-        struct event *timer;            /* the engine's wake-up */
+        struct event *timer;            /* the engine's wake-up, or the confirm timeout */
 };
 
 /* Called once the input is stored (r 0) or could not be (r -EIO, error
- * says why); out is what the engine answered. */
+ * says why); out is what the engine answered.  An accepted void's voided
+ * inputs are the records of m->log whose voided_by is in->seq. */
 typedef void (*match_done_fn)(void *userdata, struct match *m, int r, const struct eng_input *in,
                               const struct eng_out *out, const char *error);
 /* Called once a match created by matches_create is stored: m and the stored
@@ -211,9 +269,10 @@ void matches_set_pads(struct matches *reg, struct padbus *pads);
 /* Who hears of the live matches (the SSE hub's publisher in api/, the
  * D-Bus objects in bus/), so that match/ depends on neither.  Each callback
  * may be NULL.  added: a match became live (created or rebuilt); removed:
- * it is about to leave the registry (still findable); aborted: its row is
- * now aborted; published: an input is durable, with what the engine
- * answered (refused inputs too: out->refusal says so). */
+ * it is about to leave the registry (still findable); changed: its row
+ * changed outside an input (an abort); published: an input is durable,
+ * with what the engine answered (refused inputs too: out->refusal says
+ * so). */
 struct match_observer {
         void (*added)(void *userdata, struct match *m);
         void (*removed)(void *userdata, struct match *m);
@@ -232,13 +291,15 @@ int matches_observe(struct matches *reg, const struct match_observer *obs);
  * how many there are in all (may exceed cap: ask again with more room). */
 size_t matches_ids(const struct matches *reg, int64_t *ids, size_t cap);
 
-/* A press from the pad bus as soon as it is received (padbus_events.received,
- * before the driver's settle window): judged for the running match that has
- * its pad at a seat, or counted as unassigned. */
-/* padbus events.received: true when the match holds the press's ACK
- * (see "ACKs"). */
+/* padbus events.received: a press as soon as it is decoded (see "Pads"):
+ * judged, held for the ordered stream, or sent as a named input for the
+ * live match that has its pad; otherwise counted.  True when the match
+ * holds the press's ACK (see "ACKs"). */
 bool matches_pad_received(struct matches *reg, const struct pad_press *press);
-/* Presses from pads at no seat of a running match, since start-up. */
+/* padbus events.pressed: the same press from the ordered stream, a settle
+ * window later: a timed press becomes its input now. */
+void matches_pad_pressed(struct matches *reg, const struct pad_press *press);
+/* Presses from pads at no seat of a live match, since start-up. */
 uint64_t matches_unassigned_presses(const struct matches *reg);
 
 /* The store became READY: drops stale matches, flushes the spool, then
@@ -251,32 +312,56 @@ struct store *matches_store(const struct matches *reg);
 /* The live match with this id (stale ones too), or NULL. */
 struct match *matches_find(struct matches *reg, int64_t id);
 
-/* Creates a match from a validated config and stores it; seats is the
- * list [{seat, name}] (borrowed), table_id 0 for none.  0 (cb follows), or
- * -ENOTCONN, -ENOMEM, -EINVAL. */
-int matches_create(struct matches *reg, const struct eng_game *g, const struct eng_config *cfg,
-                   unsigned n_seats, uint64_t seed, json_t *seats, int64_t table_id, const char *who,
-                   match_created_fn cb, void *userdata);
+/* What a new match is made of (all borrowed). */
+struct match_spec {
+        const struct eng_game *game;
+        const struct eng_config *cfg;   /* validated with data and the seat count */
+        const struct eng_data *data;    /* NULL: every data file built in */
+        unsigned n_seats;
+        uint64_t seed;
+        json_t *seats;                  /* [{seat, name}], seat 1..n */
+        int64_t table_id;               /* 0: none */
+        bool confirm;                   /* the result waits for a referee's confirm */
+        int64_t confirm_timeout_s;      /* with confirm: confirmed by the runtime after this; 0 never */
+};
+
+/* Creates a match and stores it.  0 (cb follows), or -ENOTCONN, -ENOMEM,
+ * -EINVAL. */
+int matches_create(struct matches *reg, const struct match_spec *spec, const char *who, match_created_fn cb,
+                   void *userdata);
 
 /* The match clock (see above). */
 int64_t match_now(const struct match *m);
 
-/* Applies in (kind, seat and payload set; seq and time_us are filled) and
- * stores (or spools) it.  0 (done follows, or has been called already when
- * the input was spooled; may be NULL), -ENOTCONN (database unreachable and
- * no spool, or the match stale), -ESHUTDOWN (aborted), -EPROTO (the engine
+/* Applies in (kind, action, seat and fields set; seq and time_us are
+ * filled; a call's or tie's absent window is the open one, absent press
+ * times are now) and stores (or spools) it, with reason (may be NULL) for
+ * the audit trail.  0 (done follows, or has been called already when the
+ * input was spooled; may be NULL), -ENOTCONN (database unreachable and no
+ * spool, or the match stale), -ESHUTDOWN (aborted), -EPROTO (the engine
  * broke an invariant; the match is handed to a referee), -EIO (the spool
  * failed), -ENOMEM. */
 int match_submit(struct match *m, struct eng_input *in, enum match_source source, const char *who,
-                 match_done_fn done, void *userdata);
+                 const char *reason, match_done_fn done, void *userdata);
+
+/* What match_submit would do with in, applied to preview (a buffer of
+ * game->state_size bytes) and stored nowhere: 0 with *out and preview the
+ * state after it, or -ESHUTDOWN, -ENOTCONN (stale), -EPROTO. */
+int match_preview(struct match *m, struct eng_input *in, struct eng_out *out, void *preview);
 
 /* Ends an unfinished match as aborted.  0 (done follows with r and the
  * database's error), -EALREADY (finished or aborted), -ENOTCONN, -ENOMEM. */
 typedef void (*match_aborted_fn)(void *userdata, struct match *m, const char *error);
 int match_abort(struct match *m, const char *who, match_aborted_fn done, void *userdata);
 
-/* "ready", "running", "paused", "finished" or "aborted". */
+/* Where the match stands in the log's terms (open, provisional, final). */
+enum eng_log_phase match_phase(const struct match *m);
+/* "ready", "running", "paused", "provisional", "finished" or "aborted". */
 const char *match_state_name(const struct match *m);
+
+/* The seat a pad id sits at in m (or ENG_SEAT_TABLE for a table pad), and
+ * its role: 0, or -ENOENT. */
+int match_pad_seat(const struct match *m, const char *pad, int *ret_seat, enum eng_pad_role *ret_role);
 
 /* The pure part of the replay check: compares what a replayed input gave
  * with what was stored.  0, or -EBADMSG with a reason in why. */

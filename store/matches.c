@@ -15,7 +15,9 @@
  * it can compute the deal. */
 #define MATCH_JSON(m) \
         "jsonb_build_object('id', " m ".id, 'game', " m ".game, 'table', " m ".table_id, " \
-        "'state', " m ".state, 'seats', " m ".seats, 'config', " m ".config, " \
+        "'state', " m ".state, 'seats', " m ".seats, 'table_pads', " m ".table_pads, 'config', " m ".config, " \
+        "'data', " m ".data, 'confirm', jsonb_build_object('by', " m ".confirm, 'timeout_s', " \
+        m ".confirm_timeout_s), " \
         "'created_by', " m ".created_by, 'created_at', " TS(m ".created_at") ", " \
         "'started_at', " TS(m ".started_at") ", 'finished_at', " TS(m ".finished_at") ", " \
         "'needs_referee', " m ".needs_referee, 'result', " m ".result, " \
@@ -27,23 +29,29 @@ static void on_ignored(void *userdata, const PGresult *res, const char *error) {
                 log_warning("could not mark a match for a referee: %s", error);
 }
 
-int match_store_insert_match(struct store *s, const char *game, const char *table_id, const char *seed,
-                             const char *config, const char *seats, const char *who,
-                             store_result_fn cb, void *userdata) {
-        const char *p[] = { game, table_id, seed, config, seats, who };
+int match_store_insert_match(struct store *s, const struct match_store_new *m, store_result_fn cb,
+                             void *userdata) {
+        const char *p[] = { m->game, m->table_id, m->seed, m->config, m->seats, m->who, m->data, m->confirm,
+                            m->confirm_timeout_s };
 
-        /* Each seat takes the pad and button map its table binds to it. */
         return store_query(s,
-                "WITH m AS (INSERT INTO matches (game, table_id, seed, config, seats, created_by) "
+                "WITH m AS (INSERT INTO matches (game, table_id, seed, config, seats, created_by, data, confirm, "
+                "                                confirm_timeout_s, table_pads) "
                 "  SELECT $1, $2::bigint, $3::bigint, $4::jsonb, "
-                "    (SELECT jsonb_agg(jsonb_build_object('seat', x.seat, 'name', x.name, 'pad', ts.pad_id, "
-                "                                         'buttons', ts.button_map) "
-                "                      ORDER BY x.seat) "
+                "    (SELECT jsonb_agg(jsonb_build_object('seat', x.seat, 'name', x.name, "
+                "       'pads', (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', tp.pad_id, 'role', tp.role) "
+                "                                          ORDER BY tp.pad_id), '[]'::jsonb) "
+                "                  FROM table_pads tp WHERE tp.table_id = $2::bigint AND tp.seat = x.seat), "
+                "       'buttons', ts.button_map) ORDER BY x.seat) "
                 "       FROM jsonb_to_recordset($5::jsonb) AS x(seat int, name text) "
-                "       LEFT JOIN table_seats ts ON ts.table_id = $2::bigint AND ts.seat = x.seat), $6 "
+                "       LEFT JOIN table_seats ts ON ts.table_id = $2::bigint AND ts.seat = x.seat), $6, "
+                "    $7::jsonb, $8, $9::integer, "
+                "    (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', tp.pad_id, 'role', tp.role) "
+                "                               ORDER BY tp.pad_id), '[]'::jsonb) "
+                "       FROM table_pads tp WHERE tp.table_id = $2::bigint AND tp.seat IS NULL) "
                 "  RETURNING *) "
                 "SELECT " MATCH_JSON("m") " FROM m",
-                6, p, cb, userdata);
+                9, p, cb, userdata);
 }
 
 int match_store_get(struct store *s, const char *id, store_result_fn cb, void *userdata) {
@@ -68,28 +76,34 @@ int match_store_list(struct store *s, const char *state, const char *limit, cons
 int match_store_insert_input(struct store *s, const struct match_store_input *in, store_result_fn cb,
                              void *userdata) {
         const char *p[] = { in->match_id, in->seq, in->time_us, in->seat, in->kind, in->input, in->hash,
-                            in->refusal, in->reaction_us, in->source, in->who, in->state, in->result };
+                            in->refusal, in->reaction_us, in->source, in->who, in->reason, in->state, in->result,
+                            in->voided };
 
         /* most inputs (calls, timers): the INSERT alone, the cheapest
          * statement to parse, plan and commit before the input is published */
-        if (in->same_state && !in->result)
+        if (in->same_state && !in->result && !in->voided)
                 return store_query(s,
                         "INSERT INTO match_inputs (match_id, seq, match_time_us, seat, kind, input, state_hash, "
-                        "  refusal, reaction_us, source, who) "
-                        "VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING",
-                        11, p, cb, userdata);
+                        "  refusal, reaction_us, source, who, reason) "
+                        "VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING",
+                        12, p, cb, userdata);
+        /* The row follows the state: a result while provisional or
+         * finished, none once a void takes the match back to running. */
         return store_query(s,
                 "WITH i AS (INSERT INTO match_inputs (match_id, seq, match_time_us, seat, kind, input, "
-                "             state_hash, refusal, reaction_us, source, who) "
-                "           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11) "
-                "           ON CONFLICT DO NOTHING RETURNING seq) "
-                "UPDATE matches SET state = $12, "
-                "  started_at = CASE WHEN $12 <> 'ready' THEN coalesce(started_at, now()) END, "
-                "  finished_at = CASE WHEN $12 = 'finished' THEN coalesce(finished_at, now()) END, "
-                "  result = coalesce($13::jsonb, result) "
-                "WHERE id = $1 AND (state IS DISTINCT FROM $12 OR $13::jsonb IS NOT NULL) "
+                "             state_hash, refusal, reaction_us, source, who, reason) "
+                "           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12) "
+                "           ON CONFLICT DO NOTHING RETURNING seq), "
+                "     v AS (UPDATE match_inputs SET voided_by = $2 "
+                "           WHERE match_id = $1 AND seq = ANY ($15::bigint[]) AND voided_by IS NULL "
+                "             AND EXISTS (SELECT 1 FROM i)) "
+                "UPDATE matches SET state = $13, "
+                "  started_at = CASE WHEN $13 <> 'ready' THEN coalesce(started_at, now()) END, "
+                "  finished_at = CASE WHEN $13 IN ('provisional', 'finished') THEN coalesce(finished_at, now()) END, "
+                "  result = CASE WHEN $13 IN ('provisional', 'finished') THEN coalesce($14::jsonb, result) END "
+                "WHERE id = $1 "
                 "RETURNING (SELECT count(*) FROM i)",
-                13, p, cb, userdata);
+                15, p, cb, userdata);
 }
 
 int match_store_load(struct store *s, store_result_fn cb, void *userdata) {
@@ -97,8 +111,10 @@ int match_store_load(struct store *s, store_result_fn cb, void *userdata) {
                 "SELECT m.id, m.game, m.seed, m.config, m.seats, "
                 "  (SELECT coalesce(jsonb_agg(jsonb_build_object('seq', i.seq, 'time_us', i.match_time_us, "
                 "     'input', i.input, 'state_hash', i.state_hash, 'refusal', i.refusal) ORDER BY i.seq), "
-                "     '[]'::jsonb) FROM match_inputs i WHERE i.match_id = m.id) "
-                "FROM matches m WHERE m.state IN ('ready', 'running', 'paused') AND m.needs_referee IS NULL "
+                "     '[]'::jsonb) FROM match_inputs i WHERE i.match_id = m.id), "
+                "  m.data, m.table_pads, m.confirm, m.confirm_timeout_s "
+                "FROM matches m WHERE m.state IN ('ready', 'running', 'paused', 'provisional') "
+                "  AND m.needs_referee IS NULL "
                 "ORDER BY m.id",
                 0, NULL, cb, userdata);
 }
@@ -115,7 +131,7 @@ int match_store_abort(struct store *s, const char *id, const char *result, store
 
         return store_query(s,
                 "UPDATE matches m SET state = 'aborted', finished_at = now(), result = $2::jsonb "
-                "WHERE m.id = $1 AND m.state IN ('ready', 'running', 'paused') RETURNING " MATCH_JSON("m"),
+                "WHERE m.id = $1 AND m.state IN ('ready', 'running', 'paused', 'provisional') RETURNING " MATCH_JSON("m"),
                 2, p, cb, userdata);
 }
 
@@ -129,7 +145,7 @@ int match_store_log(struct store *s, const char *id, const char *limit, const ch
                 "    (SELECT i.seq, jsonb_build_object('seq', i.seq, 'recorded_at', " TS("i.recorded_at") ", "
                 "       'time_us', i.match_time_us, 'seat', i.seat, 'kind', i.kind, 'input', i.input, "
                 "       'state_hash', i.state_hash, 'refusal', i.refusal, 'reaction_us', i.reaction_us, "
-                "       'source', i.source, 'who', i.who) AS j "
+                "       'source', i.source, 'who', i.who, 'reason', i.reason, 'voided_by', i.voided_by) AS j "
                 "     FROM match_inputs i WHERE i.match_id = $1 AND i.seq > $2 ORDER BY i.seq LIMIT $3) x)",
                 3, p, cb, userdata);
 }
@@ -147,8 +163,8 @@ static const struct input_field {
         INPUT_FIELD(match_id, false), INPUT_FIELD(seq, false), INPUT_FIELD(time_us, false),
         INPUT_FIELD(seat, true), INPUT_FIELD(kind, false), INPUT_FIELD(input, false),
         INPUT_FIELD(hash, false), INPUT_FIELD(refusal, true), INPUT_FIELD(reaction_us, true),
-        INPUT_FIELD(source, false), INPUT_FIELD(who, false), INPUT_FIELD(state, false),
-        INPUT_FIELD(result, true),
+        INPUT_FIELD(source, false), INPUT_FIELD(who, false), INPUT_FIELD(reason, true),
+        INPUT_FIELD(state, false), INPUT_FIELD(result, true), INPUT_FIELD(voided, true),
 };
 #define N_INPUT_FIELDS (sizeof input_fields / sizeof input_fields[0])
 
@@ -188,7 +204,9 @@ int match_store_input_from_record(const void *data, size_t len, struct match_sto
                 json_t *v = json_object_get(o, input_fields[i].key);
                 if (json_is_string(v))
                         *input_field(ret, &input_fields[i]) = json_string_value(v);
-                else if (!(input_fields[i].nullable && json_is_null(v))) {
+                /* A nullable field may be missing: a record spooled by an
+                 * older build, before the field existed. */
+                else if (!(input_fields[i].nullable && (!v || json_is_null(v)))) {
                         json_decref(o);
                         *ret = (struct match_store_input) { 0 };
                         return -EBADMSG;

@@ -15,12 +15,17 @@
 
 #include "store/store.h"
 
+/* A new match's row. */
+struct match_store_new {
+        const char *game, *table_id, *seed, *config, *data, *seats, *confirm, *confirm_timeout_s, *who;
+};
 /* One column: the stored match as JSON (id, game, table, state, seats,
- * config, created_by, created_at, started_at, finished_at, needs_referee,
- * result; seed only once finished or aborted). */
-int match_store_insert_match(struct store *s, const char *game, const char *table_id, const char *seed,
-                             const char *config, const char *seats, const char *who,
-                             store_result_fn cb, void *userdata);
+ * table_pads, config, data, confirm, created_by, created_at, started_at,
+ * finished_at, needs_referee, result; seed only once finished or aborted).
+ * Each seat takes the pads its table binds to it, with their roles, and
+ * its button map; table_pads are the table's own pads. */
+int match_store_insert_match(struct store *s, const struct match_store_new *m, store_result_fn cb,
+                             void *userdata);
 int match_store_get(struct store *s, const char *id, store_result_fn cb, void *userdata);
 /* Rows of one column (the match), at most limit with id > after. */
 int match_store_list(struct store *s, const char *state, const char *limit, const char *after,
@@ -29,8 +34,10 @@ int match_store_list(struct store *s, const char *state, const char *limit, cons
 struct match_store_input {
         const char *match_id, *seq, *time_us, *seat, *kind, *input, *hash, *refusal, *reaction_us,
                    *source, *who;
+        const char *reason;             /* a referee's why (a void), or NULL */
+        const char *voided;             /* a void's voided seqs as an SQL array "{4,5}", or NULL */
         const char *state;              /* the match's state after it */
-        const char *result;             /* set when the input finished the match */
+        const char *result;             /* set while the match is provisional or finished */
         /* The match's state is what it was and there is no result: the row
          * of matches needs no update, one INSERT will do.  Not spooled (a
          * flushed record takes the general statement). */
@@ -57,7 +64,8 @@ int match_store_input_from_record(const void *data, size_t len, struct match_sto
                                   json_t **ret_root);
 
 /* Rows: id, game, seed, config, seats, inputs ([{seq, time_us, input,
- * state_hash, refusal}] in seq order), for every unfinished match that does
+ * state_hash, refusal}] in seq order), data, table_pads, confirm,
+ * confirm_timeout_s, for every unfinished (or provisional) match that does
  * not need a referee. */
 int match_store_load(struct store *s, store_result_fn cb, void *userdata);
 int match_store_needs_referee(struct store *s, const char *id, const char *reason);

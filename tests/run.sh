@@ -42,6 +42,8 @@ export ARBITER_TEST_DSN=$(tools/pgcluster "$pg_dir" dsn)
 export ARBITER_TEST_PGDIR=$pg_dir
 export ARBITER_TEST_TMP=$tmp
 export ARBITER_TEST_DAEMON="$root/$build/arbiterd"
+# the daemon of the test build: the production games and tests/games/
+export ARBITER_TEST_DAEMON_GAMES="$root/$build/tests/arbiterd-test"
 export ARBITER_TEST_ROOT=$root
 export ARBITER_TEST_BUILD="$root/$build"
 export CMOCKA_MESSAGE_OUTPUT=TAP

@@ -16,6 +16,7 @@
 
 #include "engine/crash_pilot.h"
 #include "engine/engine.h"
+#include "engine/log.h"
 
 #define MATCHES         20000
 #define LOG_TARGET      10000
@@ -34,11 +35,12 @@ int main(void) {
         struct cp_sim_stats st;
         struct eng_error err;
         void *state = malloc(g->state_size);
-        struct eng_input *log = calloc(LOG_CAP, sizeof *log), *copy = calloc(LOG_CAP, sizeof *copy);
+        struct eng_input *log = calloc(LOG_CAP, sizeof *log);
+        struct eng_record *records = calloc(LOG_CAP, sizeof *records), *copy = calloc(LOG_CAP, sizeof *copy);
         size_t inputs = 0;
         double t0, t1;
 
-        if (!state || !log || !copy)
+        if (!state || !log || !records || !copy)
                 return 1;
         eng_config_defaults(g, &cfg);
         if (eng_config_set(g, &cfg, "reveal.pause_ms", 0, &err) < 0)
@@ -79,15 +81,18 @@ int main(void) {
         uint64_t live_hash = g->hash(state);
         const int reps = 50;
         size_t refused = 0;
+        struct eng_setup setup = { .game = g, .cfg = &cfg, .n_seats = 2, .seed = seed };
+        for (size_t i = 0; i < n; i++)
+                records[i].in = log[i];
         t0 = now_s();
         for (int r = 0; r < reps; r++)
-                if (eng_replay(g, state, &cfg, 2, seed, log, n, &refused) < 0)
+                if (eng_replay(&setup, state, records, n, &refused) < 0)
                         return 1;
         t1 = now_s();
         double replay_ms = (t1 - t0) / reps * 1e3;
         t0 = now_s();
         for (int r = 0; r < reps * 20; r++) {
-                memcpy(copy, log, n * sizeof *log);
+                memcpy(copy, records, n * sizeof *records);
                 __asm__ volatile("" ::: "memory");
         }
         double copy_ms = (now_s() - t0) / (reps * 20) * 1e3;
@@ -97,6 +102,7 @@ int main(void) {
                copy_ms);
         free(state);
         free(log);
+        free(records);
         free(copy);
         return 0;
 }

@@ -315,11 +315,13 @@ static void tables_are_created_listed_and_validated(void **state) {
         const char *name = unique_name("table");
         (void) state;
 
+        unsigned base = (unsigned) getpid() & 0xfffff;
         snprintf(body, sizeof body,
                  "{\"name\":\"%s\",\"seats\":[{\"seat\":1,\"pad\":\"00000000000%05x\"},"
-                 "{\"seat\":2,\"pad\":\"00000000000%05x\",\"buttons\":{\"0\":\"row-1\",\"6\":\"doesnt-fit\"}},"
-                 "{\"seat\":3,\"pad\":null}]}",
-                 name, (unsigned) getpid() & 0xfffff, ((unsigned) getpid() & 0xfffff) ^ 0x80000);
+                 "{\"seat\":2,\"pads\":[{\"pad\":\"00000000000%05x\"},{\"pad\":\"00000000001%05x\",\"role\":\"slap\"}],"
+                 "\"buttons\":{\"0\":\"row-1\",\"6\":\"doesnt-fit\"}},"
+                 "{\"seat\":3,\"pad\":null}],\"pads\":[{\"pad\":\"00000000002%05x\"}]}",
+                 name, base, base ^ 0x80000, base, base);
         http_post_json(&daemon_, "/v1/tables", admin_token, body, &r);
         if (r.status != 201)
                 fail_msg("POST /v1/tables: %ld %s", r.status, r.body);
@@ -328,7 +330,18 @@ static void tables_are_created_listed_and_validated(void **state) {
         assert_int_equal(json_array_size(seats), 3);
         assert_string_equal(json_string_value(json_object_get(
                 json_object_get(json_array_get(seats, 1), "buttons"), "6")), "doesnt-fit");
-        assert_true(json_is_null(json_object_get(json_array_get(seats, 2), "pad")));
+        /* each seat lists its pads with their roles; the table its keypad */
+        json_t *pads = json_object_get(json_array_get(seats, 0), "pads");
+        assert_int_equal(json_array_size(pads), 1);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(pads, 0), "role")), "buttons");
+        pads = json_object_get(json_array_get(seats, 1), "pads");
+        assert_int_equal(json_array_size(pads), 2);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(pads, 0), "role")), "buttons");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(pads, 1), "role")), "slap");
+        assert_int_equal(json_array_size(json_object_get(json_array_get(seats, 2), "pads")), 0);
+        pads = json_object_get(r.json, "pads");
+        assert_int_equal(json_array_size(pads), 1);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(pads, 0), "role")), "keypad");
         http_reply_done(&r);
 
         /* the same name again, or the same pads at another table: conflicts */
@@ -359,6 +372,16 @@ static void tables_are_created_listed_and_validated(void **state) {
                 { "{\"name\":\"x\",\"seats\":[{\"seat\":1,\"pad\":\"XYZ\"}]}", "seats[0].pad" },
                 { "{\"name\":\"x\",\"seats\":[{\"seat\":1,\"buttons\":{\"17\":\"a\"}}]}", "seats[0].buttons" },
                 { "{\"name\":\"x\",\"seats\":[{\"seat\":1,\"buttons\":{\"1\":7}}]}", "seats[0].buttons.1" },
+                { "{\"name\":\"x\",\"seats\":[{\"seat\":1,\"pads\":[{\"pad\":\"0000000000000001\",\"role\":\"foot\"}]}]}",
+                  "seats[0].pads[0].role" },
+                { "{\"name\":\"x\",\"seats\":[{\"seat\":1,\"pads\":[{\"pad\":\"0000000000000001\",\"role\":\"keypad\"}]}]}",
+                  "seats[0].pads[0].role" },
+                { "{\"name\":\"x\",\"seats\":[{\"seat\":1,\"pad\":\"0000000000000001\",\"pads\":[]}]}", "seats[0]" },
+                { "{\"name\":\"x\",\"seats\":[{\"seat\":1,\"pad\":\"0000000000000001\"},"
+                  "{\"seat\":2,\"pad\":\"0000000000000001\"}]}", "seats[1].pad" },
+                { "{\"name\":\"x\",\"seats\":[{\"seat\":1}],\"pads\":[{\"pad\":\"0000000000000002\",\"role\":\"slap\"}]}",
+                  "pads[0].role" },
+                { "{\"name\":\"x\",\"seats\":[{\"seat\":1}],\"colour\":\"red\"}", "colour" },
         };
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
                 http_post_json(&daemon_, "/v1/tables", admin_token, bad[i].body, &r);

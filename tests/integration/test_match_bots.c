@@ -163,7 +163,7 @@ static int setup(void **state) {
 
         /* a real D-Bus client records every match signal for the whole run */
         char *pid_s = run_capture(NULL, "busctl --user monitor --json=short --match "
-                                        "\"type='signal',interface='org.arbiter.Arbiter1.Match'\" "
+                                        "\"type='signal',path_namespace='/org/arbiter/Arbiter1/match'\" "
                                         "> '%s' 2>/dev/null & echo $!", monitor_path);
         monitor_pid = (pid_t) atoi(pid_s);
         free(pid_s);

@@ -229,7 +229,9 @@ static void presses_on_the_pads_are_judged_into_calls(void **state) {
         expect(&r, 201);
         json_int_t id = json_integer_value(json_object_get(r.json, "id"));
         json_t *seat1 = json_array_get(json_object_get(r.json, "seats"), 0);
-        assert_string_equal(json_string_value(json_object_get(seat1, "pad")), pad_ids[0]);
+        json_t *pad1 = json_array_get(json_object_get(seat1, "pads"), 0);
+        assert_string_equal(json_string_value(json_object_get(pad1, "pad")), pad_ids[0]);
+        assert_string_equal(json_string_value(json_object_get(pad1, "role")), "buttons");
         http_reply_done(&r);
 
         snprintf(path, sizeof path, "/v1/events?topic=match/%lld", (long long) id);

@@ -190,7 +190,7 @@ static void unknown_match_and_seat_are_404(void **state) {
         json_int_t id = create_match("{}");
         char path[96];
         snprintf(path, sizeof path, "/v1/matches/%lld/seats/4", (long long) id);
-        http_get(&daemon_, path, NULL, &r);
+        http_get(&daemon_, path, referee_token, &r);
         expect_problem(&r, 404, "seat");
         http_reply_done(&r);
         snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) id);
@@ -268,23 +268,36 @@ static void a_live_match_is_an_object_on_dbus(void **state) {
         assert_int_equal(st, 0);
         free(out);
         assert_dbus_doc_matches(path, "org.arbiter.Arbiter1.Match");
+        assert_dbus_doc_matches(path, "org.arbiter.Arbiter1.CrashPilot");
         out = run_capture(&st, "busctl --user get-property org.arbiter.Arbiter1 '%s' org.arbiter.Arbiter1.Match "
-                               "State Seats Window Chips StackSizes Rows FaceUpCard 2>&1", path);
+                               "State Seats Window GamePause 2>&1", path);
         assert_int_equal(st, 0);
         assert_non_null(strstr(out, "s \"running\""));
-        assert_non_null(strstr(out, "a(yss) 3 1 \"Ana\""));
-        assert_non_null(strstr(out, "a{yu} 3 1 0 2 0 3 0"));   /* no chips yet */
-        assert_non_null(strstr(out, "aas 6 1 "));               /* six rows of one starting card */
-        assert_null(strstr(out, "s \"\"\n"));                /* a card is face up */
+        assert_non_null(strstr(out, "a(ysa(ss)) 3 1 \"Ana\""));
         char window[32];
         snprintf(window, sizeof window, "u %lld", (long long) cp_window_id(v));
         assert_non_null(strstr(out, window));
+        assert_non_null(strstr(out, "s \"\""));                    /* no game pause */
+        free(out);
+        /* the public view, as REST shows it: chips, rows, the face-up card */
+        out = run_capture(&st, "busctl --user --json=short get-property org.arbiter.Arbiter1 '%s' "
+                               "org.arbiter.Arbiter1.Match View 2>&1", path);
+        assert_int_equal(st, 0);
+        json_t *dv = json_loads(out, 0, NULL);
+        assert_non_null(dv);
+        json_t *data = json_object_get(dv, "data");
+        assert_string_equal(json_string_value(json_object_get(json_object_get(data, "audience"), "data")), "public");
+        assert_int_equal(json_array_size(json_object_get(json_object_get(data, "rows"), "data")), 6);
+        assert_non_null(json_object_get(json_object_get(json_object_get(data, "face_up"), "data"), "handle"));
+        assert_null(json_object_get(data, "you"));
+        assert_null(json_object_get(data, "can_void"));
+        json_decref(dv);
         free(out);
 
         /* a call posted over REST is judged on D-Bus, and the next card follows */
         assert_true(asprintf(&mon, "%s/%s.monitor", harness_env("ARBITER_TEST_TMP"), unique_name("mon")) > 0);
         assert_int_equal(run_cmd("timeout 20 busctl --user monitor --match "
-                                 "\"type='signal',interface='org.arbiter.Arbiter1.Match'\" "
+                                 "\"type='signal',interface='org.arbiter.Arbiter1.CrashPilot'\" "
                                  "> '%s' 2>&1 & echo $! > '%s.pid'", mon, mon), 0);
         usleep(500000);         /* let the monitor subscribe */
         json_decref(call(id, 1, cp_pick_call(v, false), 200));
@@ -467,7 +480,7 @@ static void a_referee_pauses_voids_and_a_tampered_log_is_held(void **state) {
         assert_int_equal(seat_chips(v, 2), 1);
         json_decref(v);
         snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) id);
-        snprintf(body, sizeof body, "{\"kind\": \"referee\", \"op\": 1}");
+        snprintf(body, sizeof body, "{\"kind\": \"void_call\"}");
         post(path, body, &r);
         expect(&r, 200);
         ev = json_object_get(r.json, "events");

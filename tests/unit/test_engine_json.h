@@ -2,7 +2,9 @@
  * into a fixed buffer, so engine tests can look at views and outputs the
  * way api/ will serve them (api/ uses jansson; the engine tests stay
  * libc-only).  Strings are written as given: engine strings need no
- * escaping. */
+ * escaping.  A walk that closes what it did not open (or an object as an
+ * array) fails with -EPROTO rather than writing a wrong document, and
+ * tj_balanced() says whether everything opened was closed. */
 #ifndef ARBITER_TESTS_ENGINE_JSON_H
 #define ARBITER_TESTS_ENGINE_JSON_H
 
@@ -22,6 +24,7 @@ struct tj {
         size_t len;
         int depth;
         bool first[TJ_DEPTH];
+        char close[TJ_DEPTH];           /* what closes each open level: '}' or ']' */
 };
 
 static inline int tj_raw(struct tj *j, const char *s) {
@@ -59,8 +62,16 @@ static inline int tj_open(struct tj *j, const char *key, const char *brace) {
                 if (j->depth + 1 >= TJ_DEPTH)
                         return -E2BIG;
                 j->first[++j->depth] = true;
+                j->close[j->depth] = brace[0] == '{' ? '}' : ']';
         }
         return r;
+}
+
+static inline int tj_close(struct tj *j, const char *brace) {
+        if (j->depth <= 0 || j->close[j->depth] != brace[0])
+                return -EPROTO;
+        j->depth--;
+        return tj_raw(j, brace);
 }
 
 static inline int tj_object_begin(void *ctx, const char *key) {
@@ -72,17 +83,11 @@ static inline int tj_array_begin(void *ctx, const char *key) {
 }
 
 static inline int tj_object_end(void *ctx) {
-        struct tj *j = ctx;
-
-        j->depth--;
-        return tj_raw(j, "}");
+        return tj_close(ctx, "}");
 }
 
 static inline int tj_array_end(void *ctx) {
-        struct tj *j = ctx;
-
-        j->depth--;
-        return tj_raw(j, "]");
+        return tj_close(ctx, "]");
 }
 
 static inline int tj_integer(void *ctx, const char *key, int64_t value) {
@@ -136,6 +141,11 @@ static inline void tj_init(struct tj *j) {
 static inline const char *tj_finish(struct tj *j) {
         tj_raw(j, "}");
         return j->buf;
+}
+
+/* Everything the walk opened it closed. */
+static inline bool tj_balanced(const struct tj *j) {
+        return j->depth == 0;
 }
 
 #endif

@@ -27,8 +27,9 @@
 #define DEFAULT_PADS            2
 /* Crash Pilot rows 1–6 plus "doesn't fit". */
 #define DEFAULT_BUTTONS         7
-/* A referee keypad: digits 0–9, confirm and cancel. */
-#define REFEREE_KEYS            12
+/* A referee keypad (docs/protocol.md section 7): digits 0–9, Enter,
+ * Clear, Undo, Start / resume, Pause, Call the organiser. */
+#define REFEREE_KEYS            16
 #define DEFAULT_BOT_PERIOD_MS   4000
 /* Upper bounds that catch a unit mistake rather than limit an experiment. */
 #define MAX_DELAY_US            (10 * USEC_PER_SEC)
@@ -57,7 +58,7 @@ static void usage(FILE *f) {
                 "      --kinds LIST           one kind per pad, e.g. buttons,buttons,slap (sets\n"
                 "                             --pads)\n"
                 "  -b, --buttons N            buttons on a button pad, 1..16 (default 7: rows 1-6 and\n"
-                "                             \"doesn't fit\"); a slap pad has 1, a referee keypad 12\n"
+                "                             \"doesn't fit\"); a slap pad has 1, a referee keypad 16\n"
                 "      --uid-base U           uids U, U+1, ... (decimal or 0x hex; default from\n"
                 "                             --seed)\n"
                 "\n"

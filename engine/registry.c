@@ -1,0 +1,12 @@
+/* engine/registry.c — the games arbiterd runs.  Adding a game is its
+ * engine file, its data and one line here.  Nothing else defines
+ * eng_games, so a test build of the daemon can link its own list instead
+ * (tests/games/registry.c). */
+#include "engine/engine.h"
+
+#include "engine/crash_pilot.h"
+
+const struct eng_game *const eng_games[] = {
+        &cp_game,
+        NULL,
+};
