@@ -246,7 +246,9 @@ static void state_init(struct cp_state *st, const struct eng_config *cfg, unsign
  * re-deal"): deterministic, and it bounds the search, because every card
  * that could start the next row is still in the deck and comes up before a
  * returned card comes round again.  The deck is in t->neutral, top first. */
-static int deal_rows(struct cp_table *t) {
+static int deal_rows(struct cp_state *st) {
+        struct cp_table *t = &st->t;
+
         for (unsigned r = 0; r < CP_ROWS; r++) {
                 unsigned tries;
 
@@ -254,6 +256,8 @@ static int deal_rows(struct cp_table *t) {
                         uint8_t card = neutral_draw(t);
                         bool clash = false;
 
+                        /* dealt face up, even when it goes back: seen */
+                        mark_seen(st, card);
                         for (unsigned k = 0; k < r; k++)
                                 if (CP_CARD_OBJECT(t->rows[k][0]) == CP_CARD_OBJECT(card) ||
                                     CP_CARD_COLOUR(t->rows[k][0]) == CP_CARD_COLOUR(card))
@@ -283,11 +287,9 @@ static int deal(struct cp_state *st, const uint8_t *deck, size_t n) {
         memcpy(t->neutral, deck, n);
         t->neutral_head = 0;
         t->neutral_len = (uint16_t) n;
-        r = deal_rows(t);
+        r = deal_rows(st);
         if (r < 0)
                 return r;
-        for (unsigned row = 0; row < CP_ROWS; row++)
-                mark_seen(st, t->rows[row][0]);
         if (t->neutral_len < st->n_seats * per + CP_MIN_NEUTRAL)
                 return -EINVAL;
         for (unsigned k = 0; k < per; k++)
@@ -651,6 +653,28 @@ static int reveal(struct cp_state *st, struct eng_out *out, enum cp_next next, i
         return 0;
 }
 
+/* Rulebook, "Game End": "As soon as a player turns over the last card
+ * from his stack, he wins the game -- the last card is not actually
+ * played."  Turned over, so everyone sees it (a reveal: card_revealed,
+ * with no window, as nobody calls it); the finish follows. */
+static void turn_over_last(struct cp_state *st, struct eng_out *out, int seat, int64_t now) {
+        struct cp_table *t = &st->t;
+        struct eng_output *o;
+
+        t->face_up = t->stack[seat][--t->stack_len[seat]];
+        t->has_face_up = true;
+        t->face_source = (int8_t) seat;
+        mark_seen(st, t->face_up);
+        st->reveals++;
+        o = eng_out_push(out, &cp_ev_card_revealed, seat, now);
+        if (o) {
+                o->v[CP_REV_CARD] = cp_handle(st, t->face_up);
+                o->v[CP_REV_SOURCE] = CP_SOURCE_STACK;
+                o->v[CP_REV_SOURCE_SEAT] = seat;
+                o->v[CP_REV_NUMBER] = st->reveals;
+        }
+}
+
 /* After a resolution the verdict stays on screen for reveal.pause_ms, then
  * the next card comes (docs/games/crash-pilot.md, "Pacing"). */
 static int schedule(struct cp_state *st, struct eng_out *out, enum cp_next next, int seat,
@@ -784,11 +808,7 @@ static enum eng_refusal do_call(struct cp_state *st, const struct eng_input *in,
                 }
                 tiebreak_end(st, out, now);
                 if (t->stack_len[seat] == 1) {
-                        t->face_up = t->stack[seat][--t->stack_len[seat]];
-                        t->has_face_up = true;
-                        t->face_source = (int8_t) seat;
-                        /* turned over: every view shows it from now on */
-                        mark_seen(st, t->face_up);
+                        turn_over_last(st, out, seat, now);
                         finish(st, out, seat, now);
                         return ENG_ACCEPTED;
                 }
@@ -1691,6 +1711,17 @@ static int cp_perturb_hidden(void *state, uint64_t salt) {
                 cards[i] = *where[i];
         eng_rng_seed(&rng, salt);
         eng_rng_shuffle_u8(&rng, cards, n);
+        /* A change is promised: a shuffle that left every card in place
+         * (likely with two) swaps the first two. */
+        bool moved = false;
+        for (size_t i = 0; i < n; i++)
+                moved |= cards[i] != *where[i];
+        if (!moved) {
+                uint8_t c = cards[0];
+
+                cards[0] = cards[1];
+                cards[1] = c;
+        }
         for (size_t i = 0; i < CP_MAX_CARDS; i++)
                 map[i] = (uint8_t) i;
         for (size_t i = 0; i < n; i++)

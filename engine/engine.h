@@ -77,13 +77,15 @@
 /* Config slots: Pitch Fleet's board layout, deck counts and custom
  * challenges (a list of records) are the largest foreseen. */
 #define ENG_MAX_CONFIG_SLOTS    512
-/* Slots of one input's fields: Pitch Fleet's shot report (ship, outbound
- * ships, collided, locations arrived at, knocked ships and where each
- * ended) is the largest foreseen. */
-#define ENG_MAX_ARGS            48
-/* Slots of one output's fields: a match_finished's places per seat and
- * the winner are the largest today. */
-#define ENG_MAX_VALUES          24
+/* Slots of one input's fields: Pitch Fleet's shot report (ship, the ships
+ * that went out, collided, locations arrived at, knocked ships and where
+ * each ended: six ships, a few locations) is the largest foreseen, about
+ * 30.  Kept small: the runtime keeps every input of a live match. */
+#define ENG_MAX_ARGS            32
+/* Slots of one output's fields: places for every seat (8) with a few more
+ * fields, or a handful of short lists.  Kept small: every output is zeroed
+ * when it is pushed, and an input makes several. */
+#define ENG_MAX_VALUES          20
 /* Outputs one input may produce; a game declares its own bound in
  * eng_game.max_outputs, and the framework may add one (a void's
  * inputs_voided). */
@@ -520,10 +522,11 @@ struct eng_game {
         /* A seat's statistics for the result, as an object's fields; NULL
          * method: none. */
         int (*stats)(const void *state, int seat, const struct eng_visitor *v, void *ctx);
-        /* For the non-interference test only: changes what is still hidden
+        /* For the non-interference test only: permutes what is still hidden
          * (the order of unrevealed cards) and nothing else, drawing from
-         * salt.  0, or -EAGAIN when nothing is hidden now.  NULL: the game
-         * hides nothing. */
+         * salt (a permutation may happen to leave it as it was).  0, or
+         * -EAGAIN when nothing is hidden now.  NULL: the game hides
+         * nothing. */
         int (*perturb_hidden)(void *state, uint64_t salt);
 };
 

@@ -254,41 +254,11 @@ struct shadow {
 
 /* What was checked, so that a test can tell it checked something. */
 struct counts {
-        size_t states, perturbed, nothing_hidden, compared, reveals, voids, quirks, static_walks;
-};
-
-/* Known engine bugs this test works around, each as narrowly as it can:
- * an output the bug makes reveal something without an event saying so is
- * taken as a reveal (the shadow stops there).  Remove an entry once its
- * engine is fixed; the test then checks that path again.
- *
- *   crash-pilot: engine/crash_pilot.c, do_call(), the branch for a caller
- *   whose stack holds one card ("Game End"): the last card is turned over
- *   (t->face_up, has_face_up) and finish() runs, and cp_view() shows
- *   face_up in a FINISHED match — a card that was hidden until then —
- *   but no output has reveals = true (no card_revealed; match_finished is
- *   no reveal).  A perturbed copy then shows another card. */
-static bool cp_finish_turns_a_card(const struct eng_out *out) {
-        bool finished = false, eliminated = false;
-
-        /* A match that ends by an elimination turns no card over. */
-        for (size_t i = 0; i < out->n; i++) {
-                finished |= out->v[i].def == &eng_ev_match_finished;
-                eliminated |= out->v[i].def == &cp_ev_player_eliminated;
-        }
-        return finished && !eliminated;
-}
-
-static const struct {
-        const char *game;
-        bool (*reveals)(const struct eng_out *out);
-} quirks[] = {
-        { "crash-pilot", cp_finish_turns_a_card },
+        size_t states, perturbed, nothing_hidden, compared, reveals, voids, static_walks;
 };
 
 struct audit {
         const struct eng_game *g;
-        bool (*quirk)(const struct eng_out *out);
         unsigned n_seats;
         bool static_only;               /* the view keys only, no perturbation */
         struct eng_rng salts;
@@ -309,9 +279,6 @@ static void audit_open(struct audit *a, const struct eng_game *g, unsigned n_sea
         a->n_seats = n_seats;
         a->seed = seed;
         a->driver = driver;
-        for (size_t i = 0; i < sizeof quirks / sizeof quirks[0]; i++)
-                if (strcmp(quirks[i].game, g->name) == 0)
-                        a->quirk = quirks[i].reveals;
         eng_rng_seed(&a->salts, seed ^ UINT64_C(0x5a17));
         a->w1 = malloc(sizeof *a->w1);
         a->w2 = malloc(sizeof *a->w2);
@@ -337,7 +304,6 @@ static void audit_close(struct audit *a, struct counts *total) {
         total->compared += a->c.compared;
         total->reveals += a->c.reveals;
         total->voids += a->c.voids;
-        total->quirks += a->c.quirks;
         total->static_walks += a->c.static_walks;
 }
 
@@ -479,11 +445,6 @@ static void audit_input(struct audit *a, const struct eng_input *in, const struc
                 a->c.compared++;
                 if (has_reveal(out) || has_reveal(a->sout)) {
                         a->c.reveals++;
-                        sh->live = false;
-                        continue;
-                }
-                if (a->quirk && (a->quirk(out) || a->quirk(a->sout))) {
-                        a->c.quirks++;
                         sh->live = false;
                         continue;
                 }
@@ -1076,9 +1037,8 @@ static void hidden_cards_do_not_reach_the_public_under_random_play(void **state)
                 for (uint64_t m = 0; m < GENERIC_MATCHES; m++)
                         generic_match(g, 1 + m, false, &c);
                 print_message("%s (generic): %zu states, %zu perturbed, %zu with nothing hidden, %zu inputs "
-                              "compared, %zu stopped at a reveal, %zu at a void, %zu at a known engine bug\n",
-                              g->name, c.states, c.perturbed, c.nothing_hidden, c.compared, c.reveals, c.voids,
-                              c.quirks);
+                              "compared, %zu stopped at a reveal, %zu at a void\n",
+                              g->name, c.states, c.perturbed, c.nothing_hidden, c.compared, c.reveals, c.voids);
                 if (!g->perturb_hidden)
                         continue;
                 /* It compared something, and saw cards turned over. */
@@ -1102,9 +1062,8 @@ static void hidden_cards_do_not_reach_the_public_under_each_games_driver(void **
                 for (uint64_t m = 0; m < SIM_MATCHES; m++)
                         drivers[d].run(100 + m, &c);
                 print_message("%s (its driver): %zu states, %zu perturbed, %zu with nothing hidden, %zu inputs "
-                              "compared, %zu stopped at a reveal, %zu at a void, %zu at a known engine bug\n",
-                              g->name, c.states, c.perturbed, c.nothing_hidden, c.compared, c.reveals, c.voids,
-                              c.quirks);
+                              "compared, %zu stopped at a reveal, %zu at a void\n",
+                              g->name, c.states, c.perturbed, c.nothing_hidden, c.compared, c.reveals, c.voids);
                 assert_true(c.perturbed >= SIM_MATCHES);
                 assert_true(c.compared >= c.perturbed);
                 assert_true(c.reveals > 0);

@@ -1192,7 +1192,11 @@ static void player_who_turns_over_their_last_card_wins_at_once_and_it_is_not_pla
         assert_int_equal(call(&m, 0, correct_call(&m)), ENG_ACCEPTED);
         o = must_output(&m, &eng_ev_match_finished);
         assert_int_equal(o->finished.winner, 0);
-        assert_null(output(&m, &cp_ev_card_revealed, 0));
+        /* turned over, so shown to all (a reveal), but opens no window */
+        o = must_output(&m, &cp_ev_card_revealed);
+        assert_int_equal(o->seat, 0);
+        assert_int_equal(o->v[CP_REV_CARD], cp_handle(&m.st, last));
+        assert_int_equal(o->v[CP_REV_SOURCE], CP_SOURCE_STACK);
         assert_null(output(&m, &eng_req_window_open, 0));
         assert_int_equal(m.st.t.stack_len[0], 0);
         assert_true(m.st.t.has_face_up);
