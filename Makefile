@@ -38,7 +38,8 @@ WARN       := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-proto
 BASEFLAGS  := -std=gnu11 $(OPT) -g $(WARN) -MMD -MP -I. $(SANFLAGS) \
               -DARBITER_VERSION='"$(VERSION)"' -DARBITER_DATADIR='"$(DATADIR)"'
 
-# Pure layers (DESIGN.md section 2) compile with no library flags at all.
+# Pure layers (docs/architecture.md, "Pure layers") compile with no library
+# flags at all.
 PURE_DIRS  := engine tournament
 IO_DIRS    := common hardware store match api bus daemon
 

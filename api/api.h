@@ -1,4 +1,5 @@
-/* api/api.h — arbiterd's REST server (DESIGN.md sections 3 and 6).
+/* api/api.h — arbiterd's REST server (docs/architecture.md, "The event loop"
+ * and "Outside interfaces").
  *
  * libmicrohttpd runs inside the daemon's loop in external epoll mode
  * (MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, no thread of its own): a

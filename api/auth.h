@@ -1,4 +1,5 @@
-/* api/auth.h — API tokens and roles (DESIGN.md section 6).
+/* api/auth.h — API tokens and roles (docs/architecture.md, "Outside
+ * interfaces"; docs/operations.md, "API tokens").
  *
  * A token is "arb_" followed by 43 base64url characters (32 random bytes
  * from getrandom(2)): printed once when created, never stored.  The database

@@ -1,5 +1,5 @@
 /* api/sse.h — the live event hub behind the Server-Sent Events streams
- * (DESIGN.md section 6: "live changes as Server-Sent Events with ids").
+ * (docs/architecture.md, "Outside interfaces").
  *
  * Publishers (the daemon's wiring) put events on topics ("pads", later
  * "match/42", "tournament/7"); every open stream whose topic filter matches
@@ -74,8 +74,12 @@ struct loop;
 struct sse_hub;
 struct sse_sub;
 
-/* REFERENCES.md: "SSE keeps a heartbeat (a comment line every ~15 s)";
- * well inside the 60 s idle timeout of nginx and common load balancers. */
+/* The HTML Standard's advice for event streams ("Server-sent events",
+ * authoring notes): a comment line every 15 seconds or so keeps legacy
+ * proxies from dropping the connection.  It is also how a vanished client
+ * is found: libmicrohttpd never times out a suspended connection (its
+ * manual, MHD_suspend_connection).  Well inside the 60 s idle timeout of
+ * nginx and common load balancers. */
 #define SSE_HEARTBEAT_MS_DEFAULT  15000
 /* Half of [http] max_connections' default (256): displays cannot take every
  * connection away from REST clients. */

@@ -1,5 +1,5 @@
 /* bus/bus.c — arbiterd on D-Bus through sd-bus, driven by the daemon's
- * libevent loop (see bus.h and DESIGN.md sections 3 and 6).
+ * libevent loop (see bus.h, and docs/architecture.md, "The event loop").
  *
  * States (bus.h's enum bus_state) and what moves between them:
  *

@@ -1,4 +1,5 @@
-/* bus/bus.h — arbiterd on D-Bus (DESIGN.md section 6).
+/* bus/bus.h — arbiterd on D-Bus (docs/architecture.md, "Outside interfaces";
+ * the reference is docs/dbus.md).
  *
  * Connects to the system or session bus (or to none), driven by the daemon's
  * loop: before each wait the before-sleep hook reads sd_bus_get_fd/_events/

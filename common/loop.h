@@ -1,4 +1,5 @@
-/* common/loop.h — the daemon's one event loop (DESIGN.md section 3).
+/* common/loop.h — the daemon's one event loop (docs/architecture.md, "The
+ * event loop").
  *
  * A thin owner of a libevent base that adds what libevent 2.1 lacks: a
  * "before sleep" step.  loop_run() repeats

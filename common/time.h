@@ -1,5 +1,6 @@
 /* common/time.h — the daemon's clock: CLOCK_MONOTONIC in microseconds
- * (DESIGN.md section 4).  Wall time is read only for display and storage. */
+ * (docs/architecture.md, "Time and fairness").  Wall time is read only for
+ * display and storage. */
 #ifndef ARBITER_COMMON_TIME_H
 #define ARBITER_COMMON_TIME_H
 

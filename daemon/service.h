@@ -1,5 +1,5 @@
 /* daemon/service.h — the running daemon and its one-shot modes: the only
- * place that knows every module (DESIGN.md section 2).
+ * place that knows every module (docs/architecture.md, "Directories").
  *
  * Exit statuses (sysexits.h, so systemd's RestartPreventExitStatus= can tell
  * a broken setup from a crash): 0 success, 64 usage, 65 the database holds

@@ -64,11 +64,32 @@ static int check_fields(const struct eng_field *f, size_t n, size_t max_slots, c
         return 0;
 }
 
+/* Every {name} of an event's text is one of its fields, or {seat} (the
+ * event's own seat), and every brace is closed. */
+static int check_text(const struct eng_event_def *d, char *why, size_t len) {
+        for (const char *t = d->text; (t = strchr(t, '{')); ) {
+                const char *close = strchr(t, '}');
+                char name[ENG_FIELD_MAX];
+                size_t n;
+
+                if (!close || (n = (size_t) (close - t - 1)) == 0 || n >= sizeof name)
+                        FAIL("event %s: its text has an unclosed or empty {name}", d->name);
+                memcpy(name, t + 1, n);
+                name[n] = '\0';
+                if (strcmp(name, "seat") != 0 && !eng_fields_find(d->fields, d->n_fields, name))
+                        FAIL("event %s: its text names {%s}, which is not one of its fields", d->name, name);
+                t = close + 1;
+        }
+        return 0;
+}
+
 static int check_event(const struct eng_event_def *d, char *why, size_t len) {
         if (!snake(d->name, false))
                 FAIL("an event has no snake_case name");
         if (!d->doc || !d->text)
                 FAIL("event %s: a doc and an explanation text are needed", d->name);
+        if (check_text(d, why, len) < 0)
+                return -EINVAL;
         return check_fields(d->fields, d->n_fields, ENG_MAX_VALUES, d->name, event_reserved, why, len);
 }
 

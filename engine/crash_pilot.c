@@ -419,7 +419,8 @@ static const struct eng_field voided_fields[] = {
 const struct eng_event_def cp_ev_card_revealed = {
         .name = "card_revealed", .fields = revealed_fields, .n_fields = ELEMENTSOF(revealed_fields),
         .reveals = true, .text = "A card is turned up {source}: {card}.",
-        .doc = "A card is face up and a window is open for it.",
+        .doc = "A card is face up: a window is open for it, except for the winner's last card, which "
+               "is only turned over.",
 };
 const struct eng_event_def cp_ev_call_judged = {
         .name = "call_judged", .fields = judged_fields, .n_fields = ELEMENTSOF(judged_fields),
@@ -1539,6 +1540,7 @@ static void w_player(struct walk *w, const char *key, int s, const struct cp_vie
         w_int(w, "correct", p->stats.correct);
         w_int(w, "wrong", p->stats.wrong);
         w_int(w, "ties", p->stats.ties);
+        w_int(w, "ties_right", p->stats.ties_right);
         if (p->stats.calls)
                 w_int(w, "reaction_avg_us", p->stats.reaction_sum_us / p->stats.calls);
         else
@@ -1763,7 +1765,8 @@ static const struct eng_field cp_view_fields[] = {
         { .name = "deck", .type = ENG_T_OBJECT, .doc = "objects, colours, copies." },
         { .name = "rows", .type = ENG_T_OBJECT, .doc = "The six rows, each a list of cards from its start." },
         { .name = "face_up", .type = ENG_T_OBJECT,
-          .doc = "The face-up card and where it came from; null between cards and during a pause." },
+          .doc = "The face-up card and where it came from; null between cards, and for players (not "
+                 "the referee) during a pause; once the match is won, the winner's last card." },
         { .name = "window", .type = ENG_T_OBJECT, .doc = "The open window: id, opened_us, seats, deadline_us." },
         { .name = "tiebreak", .type = ENG_T_SEATS, .doc = "The seats in a tiebreak." },
         { .name = "neutral_cards", .type = ENG_T_INT, .doc = "Cards in the neutral deck." },

@@ -1,10 +1,11 @@
 /* engine/crash_pilot.h — Crash Pilot: race to call a row for the face-up
  * card.
  *
- * The rulebook is ../shared/rules/000_1c9dac1fe6892792.txt; every sentence
- * of it is implemented in crash_pilot.c and has a test named after it in
- * tests/unit/test_crash_pilot.c.  Where the rulebook is silent or assumes a
- * physical table, docs/games/crash-pilot.md records what we decided and why.
+ * The rules are the Crash Pilot rulebook (docs/games/crash-pilot.md); every
+ * sentence of it is implemented in crash_pilot.c and has a test named after
+ * it in tests/unit/test_crash_pilot.c.  Where the rulebook is silent or
+ * assumes a physical table, docs/games/crash-pilot.md records what we
+ * decided and why.
  * The game plugs into engine/engine.h as cp_game; the runtime uses only that
  * table.  The rest of this header is for tests, the benchmark and bus/
  * (plain-struct views).

@@ -2,11 +2,12 @@
  * serialisation.
  *
  * What the hash is for: the runtime stores it with every input, and after a
- * restart it replays the log and compares (DESIGN.md section 5).  It has to
- * catch divergence caused by bugs — a changed rule, a platform difference, a
- * corrupted or reordered log — not an adversary.  So it needs to be stable
- * (defined byte for byte, no key, no platform dependence), fast, and small;
- * it does not need to be keyed or collision resistant.
+ * restart it replays the log and compares (docs/architecture.md,
+ * "Persistence").  It has to catch divergence caused by bugs — a changed
+ * rule, a platform difference, a corrupted or reordered log — not an
+ * adversary.  So it needs to be stable (defined byte for byte, no key, no
+ * platform dependence), fast, and small; it does not need to be keyed or
+ * collision resistant.
  *
  * Why FNV-1a 64 (Fowler, Noll, Vo; draft-eastlake-fnv): public reference
  * vectors, six lines of code, and one multiply per byte, which is nothing

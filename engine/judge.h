@@ -1,9 +1,9 @@
 /* engine/judge.h — the first-press judge: who pressed first, fairly.
  *
- * Pure (DESIGN.md section 2): libc only, no clock reads, no I/O, no
- * allocation.  Time is passed in: every press carries its host time and the
- * caller says what "now" is.  docs/judge.md states every rule exactly; this
- * header is the contract.
+ * Pure (docs/architecture.md, "Pure layers"): libc only, no clock reads, no
+ * I/O, no allocation.  Time is passed in: every press carries its host time
+ * and the caller says what "now" is.  docs/judge.md states every rule
+ * exactly; this header is the contract.
  *
  * The judge sees presses that hardware/ has already mapped to host
  * CLOCK_MONOTONIC microseconds, each with an error bound.  A game opens a
@@ -39,9 +39,9 @@
  * count (false starts before the next window are found from it) and the end
  * of its cooldown.  judge_init() forgets both.
  *
- * Prefix judge_: DESIGN.md section 8 gives engine modules eng_; the judge
- * is a module of its own that the runtime calls directly, named after
- * itself like frame_ and loop_.  Game engines keep eng_.
+ * Prefix judge_, not the engine framework's eng_ (docs/architecture.md,
+ * "Naming and house style"): the judge is a module of its own that the
+ * runtime calls directly, named after itself like frame_ and loop_.
  *
  * Ownership: struct judge is plain data owned by the caller, about 3.3 KB
  * (embed it or declare it static; there is nothing to free).  The judge copies the config
@@ -83,12 +83,14 @@
 
 /* Defaults; docs/judge.md gives the full reasoning.
  *
- * settle: a 12-byte press frame takes 1.04 ms at 115200 baud (the slowest
- * speed the protocol allows), a USB serial adapter in low-latency mode hands
- * it over within a 1 ms USB polling interval, and a press that ties the
- * earliest may itself come up to one tie window later: 1042 + 1000 + 100 =
- * 2142 µs, rounded up to 2.5 ms for the pad's own send latency.  Multi-drop
- * lines queue frames: add one frame time per further pad on the line. */
+ * settle: a press frame is 16 bytes on the wire (docs/protocol.md: 12
+ * bytes, COBS and its delimiter), 1.39 ms at 115200 baud (the slowest
+ * speed the protocol allows); a USB serial adapter in low-latency mode
+ * hands it over within a 1 ms USB polling interval, and a press that ties
+ * the earliest may itself come up to one tie window later: 1389 + 1000 +
+ * 100 = 2489 µs, within 2.5 ms.  Multi-drop lines queue frames: add one
+ * frame time per further pad on the line (the pad bus widens the window
+ * by itself, padbus_settle_us). */
 #define JUDGE_DEFAULT_SETTLE_US         2500
 /* tie window: the finest order the judge claims even when clocks report
  * tiny errors.  It must stay below the 200 µs that issue 3's bench requires
@@ -96,8 +98,9 @@
  * two clocks' uncertainties sum to less than 200 µs, and it covers a pad
  * that samples its buttons at 10 kHz (up to 100 µs of stamping delay). */
 #define JUDGE_DEFAULT_TIE_WINDOW_US     100
-/* lockout: Jeopardy locks an early press out for 250 ms (REFERENCES.md,
- * "Pads and timing"). */
+/* lockout: Jeopardy! locks out a contestant who rings in before the signal
+ * lights for a quarter of a second (as the show's official site,
+ * jeopardy.com, describes its signalling device). */
 #define JUDGE_DEFAULT_LOCKOUT_US        250000
 /* cooldown: a deliberate second press needs at least a human reaction time
  * (~200–250 ms); a press sooner than that after the counted one is mashing

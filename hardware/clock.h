@@ -1,6 +1,6 @@
-/* hardware/clock.h — one pad's clock, mapped onto the host's (DESIGN.md
- * section 4).  Pure: libc and libm only, no I/O, no allocation, no clock
- * reads; every input carries its time.
+/* hardware/clock.h — one pad's clock, mapped onto the host's
+ * (docs/architecture.md, "Time and fairness").  Pure: libc and libm only,
+ * no I/O, no allocation, no clock reads; every input carries its time.
  *
  * THE MODEL
  *
@@ -10,15 +10,16 @@
  *
  *     host_us = host_0 + (pad_us - pad_0) * (1 + b)
  *
- * with pad_us the extended counter in nominal microseconds and b a small
- * rate error.  A one-off offset is not enough: two ±50 ppm crystals can run
- * 100 ppm apart, and 50 ppm alone is 500 µs in 10 s (REFERENCES.md, "Pads
- * and timing").  So the model fits the line, as Klipper's clocksync.py
- * does, by a least-squares regression over the last CLOCK_FIT_WINDOW SYNC
- * exchanges, each weighted by its age (a half-life in host time) and by
- * its round trip (min / rtt against the recent minimum: the quiet exchange
- * is the one that tells the truth, NTP's minimum-delay filter), the
- * weights recomputed from the window at every exchange:
+ * with pad_us the extended counter in nominal microseconds and b a small rate
+ * error.  A one-off offset is not enough: two ±50 ppm crystals can run
+ * 100 ppm apart, and 50 ppm alone is 500 µs in 10 s (50e-6 × 10 s; ±50 ppm is a
+ * common tolerance of the quartz crystals pads run on).  So the model fits
+ * the line, as Klipper's clocksync.py does, by a least-squares regression
+ * over the last CLOCK_FIT_WINDOW SYNC exchanges, each weighted by its age (a
+ * half-life in host time) and by its round trip (min / rtt against the recent
+ * minimum: the quiet exchange is the one that tells the truth, NTP's
+ * minimum-delay filter), the weights recomputed from the window at every
+ * exchange:
  *
  *     host t1: the SYNC started to leave   (no later than the pad's rx)
  *     pad rx:  the SYNC's delimiter arrived, on the pad's clock
@@ -145,8 +146,10 @@
  *   max_drift_ppm 1000      warm-up plausibility only: two ±50 ppm crystals
  *                           (100 ppm) plus NTP slewing CLOCK_MONOTONIC by up
  *                           to the kernel's 500 ppm, with room to spare.
- *   transport_delay_us 1000 clockless pads: a 12-byte press frame takes
- *                           1.04 ms at 115200 baud (the slowest supported);
+ *   transport_delay_us 1000 clockless pads: a press frame, 16 bytes on the
+ *                           wire, takes 1.39 ms at 115200 baud (the slowest
+ *                           supported) and 0.16 ms at 1 Mbaud: 1 ms is near
+ *                           the middle, and the jitter below covers both;
  *   transport_jitter_us     ±2 ms covers a USB frame (1 ms) and one other
  *     2000                  pad's frame ahead on a multi-drop bus.  The
  *                           driver should set both from its baud rate.

@@ -1,5 +1,6 @@
 /* hardware/padbus.h — the pad bus driver: ports, the pad registry, clock
- * sync and the ordered press stream (DESIGN.md section 4, docs/protocol.md).
+ * sync and the ordered press stream (docs/architecture.md, "Time and
+ * fairness"; docs/protocol.md).
  *
  * Ports are opened by path (a stable /dev/serial/by-id/... name) and read on
  * readiness in the daemon's loop.  A port that is missing or vanishes (USB

@@ -4,7 +4,9 @@
  * program (a stray `screen`, a second arbiterd) can open it and steal
  * bytes; raw 8N1 termios at the configured speed with no flow control; and
  * low latency where the driver supports it: FTDI adapters otherwise hold
- * bytes for their 16 ms latency timer (REFERENCES.md).  Pseudo-terminals
+ * bytes for their 16 ms latency timer (FTDI application note AN232B-04,
+ * "Data Throughput, Latency and Handshaking"; Linux's ftdi_sio sets the
+ * timer to 1 ms for ASYNC_LOW_LATENCY).  Pseudo-terminals
  * answer ENOTTY to TIOCGSERIAL and ignore the speed; both are fine.
  */
 #ifndef ARBITER_HARDWARE_SERIAL_H

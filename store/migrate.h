@@ -1,4 +1,5 @@
-/* store/migrate.h — the migration runner's plan (DESIGN.md section 5).
+/* store/migrate.h — the migration runner's plan (docs/architecture.md,
+ * "Persistence").
  *
  * migrations/NNNN_description.sql: NNNN is the version (exactly four
  * decimal digits, 0001..9999, unique), the description lowercase letters,

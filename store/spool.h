@@ -1,5 +1,5 @@
 /* store/spool.h — the local append-only spool for writes the database
- * cannot take right now (DESIGN.md section 5).
+ * cannot take right now (docs/architecture.md, "Persistence").
  *
  * When PostgreSQL is unreachable, matches go on: each input is appended
  * here and fsync'd before it is acknowledged, and the spool is flushed to
@@ -19,9 +19,11 @@
  * without it once it is empty (spool_reset) — the spool is small and
  * short-lived, so no head pointer file is needed.
  *
- * An fsync failure is fatal for the caller (REFERENCES.md: PostgreSQL's
- * own lesson): the data may or may not be on disk, so nothing may be
- * acknowledged after it.
+ * An fsync failure is fatal for the caller, as it is for PostgreSQL since
+ * the 2018 "fsyncgate" discussion (its data_sync_retry setting, off by
+ * default, makes a failed fsync a PANIC): after a failure Linux may have
+ * dropped the dirty pages, so the data may or may not be on disk and
+ * nothing may be acknowledged after it.
  */
 #ifndef ARBITER_STORE_SPOOL_H
 #define ARBITER_STORE_SPOOL_H

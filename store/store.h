@@ -1,4 +1,5 @@
-/* store/store.h — arbiterd's PostgreSQL connection (DESIGN.md sections 3, 5).
+/* store/store.h — arbiterd's PostgreSQL connection (docs/architecture.md,
+ * "The event loop" and "Persistence").
  *
  * One asynchronous libpq connection driven by the daemon's loop:
  * PQconnectStartParams/PQconnectPoll to connect, non-blocking

@@ -2,7 +2,8 @@
  * and the resolver that turns (graph, recorded outcomes) into who plays
  * whom, who has finished where, and what a correction would invalidate.
  *
- * Pure (DESIGN.md section 2): libc only, no clock, no I/O, no global state.
+ * Pure (docs/architecture.md, "Pure layers"): libc only, no clock, no I/O,
+ * no global state.
  * The exact rules, routing tables and placements are in
  * docs/formats/brackets.md; tests/unit/test_single_elim.c and
  * test_double_elim.c are named after them.

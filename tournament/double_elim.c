@@ -1,5 +1,6 @@
-/* tournament/double_elim.c — double elimination (REFERENCES.md
- * "Tournaments"; docs/formats/brackets.md "Double elimination").
+/* tournament/double_elim.c — double elimination (docs/formats/brackets.md
+ * "Double elimination"; the grand-final choices none / simple / double are
+ * those of brackets-manager.js).
  *
  * Layout for P = 2^k slots (k >= 2):
  *   ids 0..P-2          the winners bracket, exactly as single elimination;

@@ -32,7 +32,7 @@
 
 #include "tournament/types.h"
 
-/* Defaults of openskill.py and openskill.js (and REFERENCES.md, "Ratings"):
+/* Defaults of openskill.py and openskill.js:
  * mu = 25, sigma = mu/3, beta = sigma/2, kappa = 1e-4, tau = mu/300. */
 #define TOUR_OS_DEFAULT_MU      25.0
 #define TOUR_OS_DEFAULT_SIGMA   (25.0 / 3.0)

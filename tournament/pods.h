@@ -18,9 +18,9 @@
 
 #include "tournament/swiss.h"
 
-/* Table sizes the pod formats accept: EDH_matchmaker and the issue ask for
- * k = 3..6 (REFERENCES.md, "Tournaments"); race rounds allow any table up to
- * the model's seat limit. */
+/* Table sizes the pod formats accept: EDH_matchmaker
+ * (github.com/eVen-gits/EDH_matchmaker) and the issue ask for k = 3..6; race
+ * rounds allow any table up to the model's seat limit. */
 #define TOUR_PODS_MIN_K 3
 #define TOUR_PODS_MAX_K 6
 

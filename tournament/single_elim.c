@@ -1,8 +1,9 @@
 /* tournament/single_elim.c — single elimination with standard placement
- * (REFERENCES.md "Tournaments"; docs/formats/brackets.md "Single
- * elimination").  The tree itself is tour_bracket_fill_winners(): seed s
- * meets seed P+1-s in round 1, byes are seeds n+1..P.  What is left here is
- * the final's placements and the optional third-place match. */
+ * (the "inner_outer" seed ordering of brackets-manager.js;
+ * docs/formats/brackets.md "Single elimination").  The tree itself is
+ * tour_bracket_fill_winners(): seed s meets seed P+1-s in round 1, byes
+ * are seeds n+1..P.  What is left here is the final's placements and the
+ * optional third-place match. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -6,10 +6,10 @@
  * corrected result invalidate, what does the bracket look like, who goes on
  * to the next stage.  The rules, per format, are in docs/formats/stages.md.
  *
- * Pure (DESIGN.md section 2): libc and tournament/ only, no clock, no I/O,
- * no global state.  Nothing is remembered between calls: every call derives
- * the stage again from (config, entrants, stored matches, stored byes) —
- * the bracket graph included, which is a deterministic function of
+ * Pure (docs/architecture.md, "Pure layers"): libc and tournament/ only, no
+ * clock, no I/O, no global state.  Nothing is remembered between calls: every
+ * call derives the stage again from (config, entrants, stored matches, stored
+ * byes) — the bracket graph included, which is a deterministic function of
  * n_entrants and the config — so the stored matches and byes are all the
  * daemon persists.  Same input, same output, byte for byte (outputs are
  * zeroed before they are filled).
@@ -122,7 +122,7 @@ struct tour_stage_config {
 void tour_stage_config_default(enum tour_format f, struct tour_stage_config *ret_cfg);
 
 /* Four seats: the Commander pod EDH_matchmaker is built around and the
- * heat size of its example plans (REFERENCES.md, "Tournaments"). */
+ * heat size of its example plans (github.com/eVen-gits/EDH_matchmaker). */
 #define TOUR_STAGE_DEFAULT_TABLE        4
 /* Half of a heat of 4 goes through: 64 -> 32 -> 16 -> 8 -> 4 (the plan
  * docs/formats/swiss-and-pods.md works out). */

@@ -4,7 +4,9 @@
  * A stage works on entrants numbered 0..n-1 (its own seeding order: entrant 0
  * is the first seed).  The stage layer in daemon/ maps them to players.  A
  * match has 1..TOUR_MAX_SEATS participants in seat order (seat 1 first), which
- * fits duels and free-for-all tables alike (REFERENCES.md, "Tournaments"). */
+ * fits duels and free-for-all tables alike, as Toornament's match model (an
+ * "opponents" array of number, position, result, rank, forfeit, score)
+ * does. */
 #ifndef ARBITER_TOURNAMENT_TYPES_H
 #define ARBITER_TOURNAMENT_TYPES_H
 

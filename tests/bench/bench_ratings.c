@@ -10,9 +10,10 @@
  *
  * References in the same run, over the very same result arrays: a pass
  * that only reads every participant's entrant and rank (the floor: what
- * touching the results costs), and an Elo update (REFERENCES.md, "Ratings":
- * E = 1/(1+10^((Rb-Ra)/400)), R' = R + K(S-E), pairwise over a table's
- * seats), the cheapest rating system there is.
+ * touching the results costs), and an Elo update (Arpad Elo's rating
+ * system, "The Rating of Chessplayers, Past and Present", 1978, in its
+ * common logistic form: E = 1/(1+10^((Rb-Ra)/400)), R' = R + K(S-E),
+ * pairwise over a table's seats), the cheapest rating system there is.
  */
 #include <math.h>
 #include <stdint.h>

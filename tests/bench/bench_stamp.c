@@ -2,7 +2,8 @@
  * copies stdin to stdout line by line, each line prefixed with the
  * CLOCK_MONOTONIC time in microseconds at which it was read and a blank,
  * and flushes after every line.  The clock is the daemon's and padsim's
- * (DESIGN.md section 4), so arrival stamps compare with their times.
+ * (docs/architecture.md, "Time and fairness"), so arrival stamps compare
+ * with their times.
  *
  * Run without --stamp it prints what it is and exits 0, so that
  * tests/bench/run.sh, which runs every bench_* program, passes over it.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/integration/systemd-check.sh [BUILD_DIR] — checks what `make install`
-# puts into systemd's and D-Bus's hands (issue 2, DESIGN.md section 6):
+# puts into systemd's and D-Bus's hands (issue 2; docs/architecture.md,
+# "Outside interfaces"; docs/operations.md):
 #
 #   1. `make install DESTDIR=$tmp PREFIX=/usr` succeeds and installs every file;
 #   2. `systemd-analyze verify --root=$tmp` is silent about arbiterd.service

@@ -326,8 +326,10 @@ static void a_match_takes_custom_data_and_lists(void **state) {
         json_int_t id = create("\"config\": {\"bonus\": [2, -1], \"points\": {\"target\": 4}}, "
                                "\"data\": {\"prompts\": \"# two words\\nalpha\\n\\nbeta\\n\"}");
         json_t *m = match_of(id);
-        assert_string_equal(json_dumps(json_object_get(json_object_get(m, "config"), "bonus"), JSON_COMPACT),
-                            "[2,-1]");
+        char *bonus = json_dumps(json_object_get(json_object_get(m, "config"), "bonus"), JSON_COMPACT);
+
+        assert_string_equal(bonus, "[2,-1]");
+        free(bonus);
         assert_string_equal(json_string_value(json_object_get(json_object_get(m, "data"), "prompts")),
                             "# two words\nalpha\n\nbeta\n");
         assert_true(json_is_null(json_object_get(m, "seed")));          /* hidden while live */

@@ -1,10 +1,10 @@
-/* Matches go on while PostgreSQL is down, and nothing is lost (DESIGN.md
- * section 5): with a cluster of its own, a Crash Pilot match takes calls
- * while the database is stopped (they are spooled, answered 200 with their
- * events), and when it returns the stored log holds every input in seq
- * order without a gap; an input spooled just before a kill -9 (database
- * still down) is in the log after both come back, and the rebuilt match
- * passes the replay check with the same view. */
+/* Matches go on while PostgreSQL is down, and nothing is lost
+ * (docs/architecture.md, "Persistence"): with a cluster of its own, a Crash
+ * Pilot match takes calls while the database is stopped (they are spooled,
+ * answered 200 with their events), and when it returns the stored log holds
+ * every input in seq order without a gap; an input spooled just before a
+ * kill -9 (database still down) is in the log after both come back, and the
+ * rebuilt match passes the replay check with the same view. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>

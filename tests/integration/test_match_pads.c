@@ -405,7 +405,8 @@ static json_int_t pad_duplicates(int pad) {
         return d;
 }
 
-/* DESIGN.md section 5: a press is ACKed once what it made is durable.
+/* docs/architecture.md, "Persistence": a press is ACKed once what it made
+ * is durable.
  * Another session locks match_inputs for 1.5 s; a correct call made during
  * that time is not ACKed (the pad sends it again and again, each resend
  * seen as a duplicate and not judged twice) and not published, until the

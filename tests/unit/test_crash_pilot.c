@@ -1,6 +1,6 @@
-/* Crash Pilot, rule by rule (../shared/rules/000_1c9dac1fe6892792.txt) and
- * decision by decision (docs/games/crash-pilot.md).  Each test is named
- * after the sentence it checks.
+/* Crash Pilot, rule by rule and decision by decision: the Crash Pilot
+ * rulebook (docs/games/crash-pilot.md) and what that page decides where the
+ * rulebook is silent.  Each test is named after the sentence it checks.
  *
  * Most tests lay out the deck themselves (cp_create_with_deck), with the six
  * starting cards object r / colour r for row r + 1, so that a card with
@@ -507,6 +507,19 @@ static void setup_redeal_always_finds_a_replacement(void **state) {
         assert_int_equal(st.t.rows[0][0], CP_CARD(0, 0, 0));
         assert_int_equal(st.t.rows[1][0], CP_CARD(0, 1, 1));
         assert_int_equal(cp_check(&st, NULL, 0), 0);
+        /* 41 cards went back, more than the 36 of the neutral deck: the
+         * first five returned, (0,0,1) .. (0,0,5), are the players' last
+         * round, the tops of their stacks, and everyone saw them. */
+        assert_int_equal(st.t.neutral_len, 36);
+        for (unsigned s = 0; s < 5; s++) {
+                uint8_t top = st.t.stack[s][st.t.stack_len[s] - 1];
+
+                assert_int_equal(top, CP_CARD(0, 0, s + 1));
+                assert_true(st.seen[top / 8] & (1u << (top % 8)));
+                /* the card below it was never face up */
+                top = st.t.stack[s][st.t.stack_len[s] - 2];
+                assert_false(st.seen[top / 8] & (1u << (top % 8)));
+        }
 }
 
 /* "2 players: 13 cards, 3 players: 9 cards, 4 players: 7 cards, 5

@@ -164,7 +164,11 @@ static void every_game_is_registered_with_a_complete_method_table(void **state) 
         (void) state;
         for (size_t i = 0; eng_games[i]; i++, n++) {
                 const struct eng_game *g = eng_games[i];
+                char why[256] = "";
 
+                /* the framework's own check of a game's tables (engine.h) */
+                if (eng_game_check(g, why, sizeof why) < 0)
+                        fail_msg("eng_game_check: %s", why);
                 /* names are unique: the first game of a name is found */
                 assert_ptr_equal(eng_game_find(g->name), g);
                 assert_non_null(g->display_name);
@@ -250,6 +254,58 @@ static void every_game_is_registered_with_a_complete_method_table(void **state) 
 
 /* Settings are set by key through the schema, with errors that name the
  * field; defaults validate for every seat count. */
+/* eng_game_check finds what a game's author gets wrong in its tables: an
+ * explanation naming no field, a reserved field name, a route to an input
+ * the game does not have. */
+static void game_check_names_the_first_problem(void **state) {
+        static const struct eng_field bad_fields[] = {
+                { .name = "points", .type = ENG_T_INT, .min = 0, .max = 9, .doc = "Points." },
+        };
+        static const struct eng_field reserved_fields[] = {
+                { .name = "seat", .type = ENG_T_SEAT, .doc = "A seat." },
+        };
+        static const struct eng_event_def bad_text = {
+                .name = "scored", .fields = bad_fields, .n_fields = 1, .text = "{seat} scores {pionts}.",
+                .doc = "A score.",
+        };
+        static const struct eng_event_def open_text = {
+                .name = "scored", .fields = bad_fields, .n_fields = 1, .text = "{seat} scores {points",
+                .doc = "A score.",
+        };
+        static const struct eng_event_def reserved = {
+                .name = "scored", .fields = reserved_fields, .n_fields = 1, .text = "{seat} scores.",
+                .doc = "A score.",
+        };
+        static const struct eng_event_def *const ev_text[] = { &bad_text };
+        static const struct eng_event_def *const ev_open[] = { &open_text };
+        static const struct eng_event_def *const ev_reserved[] = { &reserved };
+        static const struct eng_route bad_route[] = {
+                { .role = ENG_ROLE_KEYPAD, .button = 1, .kind = ENG_ROUTE_INPUT, .input = "jump" },
+        };
+        struct eng_game g = cp_game;
+        char why[256] = "";
+
+        (void) state;
+        assert_int_equal(eng_game_check(&cp_game, why, sizeof why), 0);
+
+        g.events = ev_text;
+        g.n_events = 1;
+        assert_int_equal(eng_game_check(&g, why, sizeof why), -EINVAL);
+        assert_non_null(strstr(why, "{pionts}"));
+        g.events = ev_open;
+        assert_int_equal(eng_game_check(&g, why, sizeof why), -EINVAL);
+        assert_non_null(strstr(why, "unclosed"));
+        g.events = ev_reserved;
+        assert_int_equal(eng_game_check(&g, why, sizeof why), -EINVAL);
+        assert_non_null(strstr(why, "\"seat\""));
+
+        g = cp_game;
+        g.routes = bad_route;
+        g.n_routes = 1;
+        assert_int_equal(eng_game_check(&g, why, sizeof why), -EINVAL);
+        assert_non_null(strstr(why, "jump"));
+}
+
 static void settings_are_set_by_key_and_errors_name_the_field(void **state) {
         const struct eng_game *g = &cp_game;
         struct eng_config cfg;
@@ -954,6 +1010,7 @@ static void replay_rebuilds_a_match_in_caller_memory(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(every_game_is_registered_with_a_complete_method_table),
+                cmocka_unit_test(game_check_names_the_first_problem),
                 cmocka_unit_test(settings_are_set_by_key_and_errors_name_the_field),
                 cmocka_unit_test(enum_settings_are_set_by_choice_name),
                 cmocka_unit_test(settings_of_every_shape_are_laid_out_in_slots),
