@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine/hash.h"
+#include "engine/walk.h"
 
 #define CP_MAGIC                UINT32_C(0x43505331)    /* "CPS1" */
 /* Bumped whenever the canonical serialisation below changes: a stored hash
@@ -1435,117 +1436,51 @@ static const char *const cp_calls[] = {
         [CP_CALL_DOESNT_FIT] = "doesn't fit",
 };
 
-/* A run of visitor calls that stops at the first error. */
-struct walk {
-        const struct cp_state *st;
-        const struct eng_visitor *v;
-        void *ctx;
-        int r;
-};
-
-static void w_int(struct walk *w, const char *key, int64_t value) {
-        if (w->r >= 0)
-                w->r = w->v->integer(w->ctx, key, value);
-}
-
-static void w_bool(struct walk *w, const char *key, bool value) {
-        if (w->r >= 0)
-                w->r = w->v->boolean(w->ctx, key, value);
-}
-
-static void w_str(struct walk *w, const char *key, const char *value) {
-        if (w->r >= 0)
-                w->r = w->v->string(w->ctx, key, value);
-}
-
-static void w_null(struct walk *w, const char *key) {
-        if (w->r >= 0)
-                w->r = w->v->null(w->ctx, key);
-}
-
-static void w_time(struct walk *w, const char *key, int64_t value) {
-        if (value == ENG_NEVER)
-                w_null(w, key);
-        else
-                w_int(w, key, value);
-}
-
-static void w_obj(struct walk *w, const char *key) {
-        if (w->r >= 0)
-                w->r = w->v->object_begin(w->ctx, key);
-}
-
-static void w_arr(struct walk *w, const char *key) {
-        if (w->r >= 0)
-                w->r = w->v->array_begin(w->ctx, key);
-}
-
-static void w_end_obj(struct walk *w) {
-        if (w->r >= 0)
-                w->r = w->v->object_end(w->ctx);
-}
-
-static void w_end_arr(struct walk *w) {
-        if (w->r >= 0)
-                w->r = w->v->array_end(w->ctx);
-}
-
 /* A card as views show it: its handle and its face. */
-static void w_card_fields(struct walk *w, uint8_t card) {
-        char handle[9];
-
-        snprintf(handle, sizeof handle, "%08x", (unsigned) cp_handle(w->st, card));
-        w_str(w, "handle", handle);
+static void w_card_fields(struct eng_walk *w, const struct cp_state *st, uint8_t card) {
+        eng_walk_handle(w, "handle", cp_handle(st, card));
         if (w->r >= 0)
                 w->r = face_visit(card, w->v, w->ctx);
 }
 
-static void w_card(struct walk *w, const char *key, uint8_t card) {
-        w_obj(w, key);
-        w_card_fields(w, card);
-        w_end_obj(w);
+static void w_card(struct eng_walk *w, const struct cp_state *st, const char *key, uint8_t card) {
+        eng_walk_obj(w, key);
+        w_card_fields(w, st, card);
+        eng_walk_end_obj(w);
 }
 
-static void w_seats(struct walk *w, const char *key, uint32_t seats) {
-        w_arr(w, key);
-        for (int s = 0; s < CP_MAX_SEATS; s++)
-                if (seats & seat_bit(s))
-                        w_int(w, NULL, s);
-        w_end_arr(w);
-}
-
-static void w_source(struct walk *w, int source) {
-        w_str(w, "source", source == CP_FROM_NEUTRAL ? "neutral"
+static void w_source(struct eng_walk *w, int source) {
+        eng_walk_str(w, "source", source == CP_FROM_NEUTRAL ? "neutral"
                          : source == CP_FROM_AGAIN ? "again" : "stack");
         if (source >= 0)
-                w_int(w, "seat", source);
+                eng_walk_int(w, "seat", source);
         else
-                w_null(w, "seat");
+                eng_walk_null(w, "seat");
 }
 
-static void w_player(struct walk *w, const char *key, int s, const struct cp_view_seat *p) {
-        w_obj(w, key);
-        w_int(w, "seat", s);
-        w_int(w, "cards_left", p->cards_left);
-        w_int(w, "chips", p->chips);
-        w_bool(w, "out", p->out);
+static void w_player(struct eng_walk *w, const char *key, int s, const struct cp_view_seat *p) {
+        eng_walk_obj(w, key);
+        eng_walk_int(w, "seat", s);
+        eng_walk_int(w, "cards_left", p->cards_left);
+        eng_walk_int(w, "chips", p->chips);
+        eng_walk_bool(w, "out", p->out);
         if (p->out)
-                w_int(w, "out_order", p->out_order);
+                eng_walk_int(w, "out_order", p->out_order);
         else
-                w_null(w, "out_order");
-        w_bool(w, "may_call", p->may_call);
-        w_bool(w, "in_tiebreak", p->in_tiebreak);
-        w_bool(w, "winner", p->winner);
-        w_int(w, "calls", p->stats.calls);
-        w_int(w, "correct", p->stats.correct);
-        w_int(w, "wrong", p->stats.wrong);
-        w_int(w, "ties", p->stats.ties);
-        w_int(w, "ties_right", p->stats.ties_right);
+                eng_walk_null(w, "out_order");
+        eng_walk_bool(w, "may_call", p->may_call);
+        eng_walk_bool(w, "in_tiebreak", p->in_tiebreak);
+        eng_walk_bool(w, "winner", p->winner);
+        eng_walk_int(w, "calls", p->stats.calls);
+        eng_walk_int(w, "correct", p->stats.correct);
+        eng_walk_int(w, "wrong", p->stats.wrong);
+        eng_walk_int(w, "ties", p->stats.ties);
+        eng_walk_int(w, "ties_right", p->stats.ties_right);
         if (p->stats.calls)
-                w_int(w, "reaction_avg_us", p->stats.reaction_sum_us / p->stats.calls);
+                eng_walk_int(w, "reaction_avg_us", p->stats.reaction_sum_us / p->stats.calls);
         else
-                w_null(w, "reaction_avg_us");
-        w_end_obj(w);
+                eng_walk_null(w, "reaction_avg_us");
+        eng_walk_end_obj(w);
 }
 
 /* The JSON shape of every audience's view; docs/games/crash-pilot.md,
@@ -1553,117 +1488,117 @@ static void w_player(struct walk *w, const char *key, int s, const struct cp_vie
  * live in one place. */
 static int cp_view_visit(const void *state, enum eng_audience audience, int seat,
                          const struct eng_visitor *v, void *ctx) {
-        struct walk w = { .st = state, .v = v, .ctx = ctx, .r = 0 };
+        struct eng_walk w = { .v = v, .ctx = ctx };
         struct cp_view cv;
         int r;
 
         r = cp_view(state, audience, seat, &cv);
         if (r < 0)
                 return r;
-        w_str(&w, "game", cp_game.name);
-        w_str(&w, "audience", eng_audience_name(audience));
-        w_str(&w, "status", eng_status_name(cv.status));
-        w_str(&w, "phase", phase_name(cv.phase));
-        w_int(&w, "seats", cv.n_seats);
-        w_obj(&w, "deck");
-        w_int(&w, "objects", cv.objects);
-        w_int(&w, "colours", cv.colours);
-        w_int(&w, "copies", cv.copies);
-        w_end_obj(&w);
+        eng_walk_str(&w, "game", cp_game.name);
+        eng_walk_str(&w, "audience", eng_audience_name(audience));
+        eng_walk_str(&w, "status", eng_status_name(cv.status));
+        eng_walk_str(&w, "phase", phase_name(cv.phase));
+        eng_walk_int(&w, "seats", cv.n_seats);
+        eng_walk_obj(&w, "deck");
+        eng_walk_int(&w, "objects", cv.objects);
+        eng_walk_int(&w, "colours", cv.colours);
+        eng_walk_int(&w, "copies", cv.copies);
+        eng_walk_end_obj(&w);
 
-        w_arr(&w, "rows");
+        eng_walk_arr(&w, "rows");
         for (unsigned r6 = 0; r6 < CP_ROWS; r6++) {
-                w_arr(&w, NULL);
+                eng_walk_arr(&w, NULL);
                 for (unsigned i = 0; i < cv.row_len[r6]; i++)
-                        w_card(&w, NULL, cv.rows[r6][i]);
-                w_end_arr(&w);
+                        w_card(&w, state, NULL, cv.rows[r6][i]);
+                eng_walk_end_arr(&w);
         }
-        w_end_arr(&w);
+        eng_walk_end_arr(&w);
 
         if (cv.face_up_shown) {
-                w_obj(&w, "face_up");
-                w_card_fields(&w, cv.face_up);
+                eng_walk_obj(&w, "face_up");
+                w_card_fields(&w, state, cv.face_up);
                 w_source(&w, cv.face_source);
-                w_end_obj(&w);
+                eng_walk_end_obj(&w);
         } else {
-                w_null(&w, "face_up");
+                eng_walk_null(&w, "face_up");
         }
         if (cv.window_open) {
-                w_obj(&w, "window");
-                w_int(&w, "id", cv.window);
-                w_int(&w, "opened_us", cv.shown_us);
-                w_seats(&w, "seats", cv.allowed);
-                w_time(&w, "deadline_us", cv.deadline_us);
-                w_end_obj(&w);
+                eng_walk_obj(&w, "window");
+                eng_walk_int(&w, "id", cv.window);
+                eng_walk_int(&w, "opened_us", cv.shown_us);
+                eng_walk_seats(&w, "seats", cv.allowed);
+                eng_walk_time(&w, "deadline_us", cv.deadline_us);
+                eng_walk_end_obj(&w);
         } else {
-                w_null(&w, "window");
+                eng_walk_null(&w, "window");
         }
-        w_seats(&w, "tiebreak", cv.tiebreak);
-        w_int(&w, "neutral_cards", cv.neutral_count);
+        eng_walk_seats(&w, "tiebreak", cv.tiebreak);
+        eng_walk_int(&w, "neutral_cards", cv.neutral_count);
         if (cv.phase == CP_PHASE_BETWEEN) {
-                w_obj(&w, "next");
+                eng_walk_obj(&w, "next");
                 w_source(&w, cv.next_source);
-                w_time(&w, "at_us", cv.next_reveal_us);
-                w_end_obj(&w);
+                eng_walk_time(&w, "at_us", cv.next_reveal_us);
+                eng_walk_end_obj(&w);
         } else {
-                w_null(&w, "next");
+                eng_walk_null(&w, "next");
         }
 
-        w_arr(&w, "players");
+        eng_walk_arr(&w, "players");
         for (int s = 0; s < cv.n_seats; s++)
                 w_player(&w, NULL, s, &cv.seats[s]);
-        w_end_arr(&w);
+        eng_walk_end_arr(&w);
 
         if (cv.last.valid) {
-                w_obj(&w, "last_call");
-                w_int(&w, "seat", cv.last.seat);
-                w_int(&w, "call", cv.last.call);
-                w_str(&w, "call_name", cp_calls[cv.last.call]);
-                w_str(&w, "verdict", verdict_choices[cv.last.verdict]);
-                w_int(&w, "reaction_us", cv.last.reaction_us);
-                w_card(&w, "card", cv.last.card);
-                w_end_obj(&w);
+                eng_walk_obj(&w, "last_call");
+                eng_walk_int(&w, "seat", cv.last.seat);
+                eng_walk_int(&w, "call", cv.last.call);
+                eng_walk_str(&w, "call_name", cp_calls[cv.last.call]);
+                eng_walk_str(&w, "verdict", verdict_choices[cv.last.verdict]);
+                eng_walk_int(&w, "reaction_us", cv.last.reaction_us);
+                w_card(&w, state, "card", cv.last.card);
+                eng_walk_end_obj(&w);
         } else {
-                w_null(&w, "last_call");
+                eng_walk_null(&w, "last_call");
         }
         if (cv.winner >= 0)
-                w_int(&w, "winner", cv.winner);
+                eng_walk_int(&w, "winner", cv.winner);
         else
-                w_null(&w, "winner");
+                eng_walk_null(&w, "winner");
 
         if (audience == ENG_VIEW_SEAT)
                 w_player(&w, "you", seat, &cv.seats[seat]);
         if (audience == ENG_VIEW_REFEREE)
-                w_bool(&w, "can_void", cv.can_void);
+                eng_walk_bool(&w, "can_void", cv.can_void);
         return w.r;
 }
 
 /* The seat's statistics, for the result. */
 static int cp_stats_visit(const void *state, int seat, const struct eng_visitor *v, void *ctx) {
         const struct cp_state *st = state;
-        struct walk w = { .st = st, .v = v, .ctx = ctx, .r = 0 };
+        struct eng_walk w = { .v = v, .ctx = ctx };
         const struct cp_stats *x;
 
         if (!st || st->magic != CP_MAGIC || seat < 0 || seat >= st->n_seats)
                 return -EINVAL;
         x = &st->t.stats[seat];
-        w_int(&w, "calls", x->calls);
-        w_int(&w, "correct", x->correct);
-        w_int(&w, "wrong", x->wrong);
-        w_int(&w, "ties", x->ties);
-        w_int(&w, "ties_right", x->ties_right);
-        w_int(&w, "reaction_sum_us", x->reaction_sum_us);
+        eng_walk_int(&w, "calls", x->calls);
+        eng_walk_int(&w, "correct", x->correct);
+        eng_walk_int(&w, "wrong", x->wrong);
+        eng_walk_int(&w, "ties", x->ties);
+        eng_walk_int(&w, "ties_right", x->ties_right);
+        eng_walk_int(&w, "reaction_sum_us", x->reaction_sum_us);
         if (x->calls)
-                w_int(&w, "reaction_avg_us", x->reaction_sum_us / x->calls);
+                eng_walk_int(&w, "reaction_avg_us", x->reaction_sum_us / x->calls);
         else
-                w_null(&w, "reaction_avg_us");
-        w_int(&w, "chips", st->t.chips[seat]);
-        w_int(&w, "cards_left", st->t.stack_len[seat]);
-        w_bool(&w, "eliminated", st->t.out_order[seat] != 0);
+                eng_walk_null(&w, "reaction_avg_us");
+        eng_walk_int(&w, "chips", st->t.chips[seat]);
+        eng_walk_int(&w, "cards_left", st->t.stack_len[seat]);
+        eng_walk_bool(&w, "eliminated", st->t.out_order[seat] != 0);
         if (st->t.out_order[seat])
-                w_int(&w, "eliminated_order", st->t.out_order[seat]);
+                eng_walk_int(&w, "eliminated_order", st->t.out_order[seat]);
         else
-                w_null(&w, "eliminated_order");
+                eng_walk_null(&w, "eliminated_order");
         return w.r;
 }
 

@@ -64,6 +64,7 @@
 #include <string.h>
 
 #include "engine/hash.h"
+#include "engine/walk.h"
 
 #define RX_MAGIC                UINT32_C(0x52584731)    /* "RXG1" */
 /* Bumped whenever the canonical serialisation (rx_hash) changes. */
@@ -74,8 +75,6 @@
 /* Printable ASCII: space to tilde. */
 #define ASCII_FIRST_PRINTABLE   0x20
 #define ASCII_LAST_PRINTABLE    0x7e
-/* A handle as views show it: 8 hex digits and a NUL. */
-#define HANDLE_TEXT             9
 /* Result keys: a seat that conceded sorts after every score, and a score
  * (four int32 terms) plus this bias is never negative. */
 #define KEY_CONCEDED            (UINT64_C(1) << 62)
@@ -1187,60 +1186,6 @@ static const char *phase_name(uint8_t p) {
         return "unknown";
 }
 
-/* A run of visitor calls that stops at the first error. */
-struct walk {
-        const struct eng_visitor *v;
-        void *ctx;
-        int r;
-};
-
-static void w_int(struct walk *w, const char *key, int64_t value) {
-        if (w->r >= 0)
-                w->r = w->v->integer(w->ctx, key, value);
-}
-
-static void w_bool(struct walk *w, const char *key, bool value) {
-        if (w->r >= 0)
-                w->r = w->v->boolean(w->ctx, key, value);
-}
-
-static void w_str(struct walk *w, const char *key, const char *value) {
-        if (w->r >= 0)
-                w->r = w->v->string(w->ctx, key, value);
-}
-
-static void w_null(struct walk *w, const char *key) {
-        if (w->r >= 0)
-                w->r = w->v->null(w->ctx, key);
-}
-
-static void w_obj(struct walk *w, const char *key) {
-        if (w->r >= 0)
-                w->r = w->v->object_begin(w->ctx, key);
-}
-
-static void w_arr(struct walk *w, const char *key) {
-        if (w->r >= 0)
-                w->r = w->v->array_begin(w->ctx, key);
-}
-
-static void w_end_obj(struct walk *w) {
-        if (w->r >= 0)
-                w->r = w->v->object_end(w->ctx);
-}
-
-static void w_end_arr(struct walk *w) {
-        if (w->r >= 0)
-                w->r = w->v->array_end(w->ctx);
-}
-
-static void w_time_or_null(struct walk *w, const char *key, int64_t value) {
-        if (value == ENG_NEVER)
-                w_null(w, key);
-        else
-                w_int(w, key, value);
-}
-
 static int rx_card_face(const void *state, uint32_t handle, const struct eng_visitor *v, void *ctx) {
         const struct rx_state *st = state;
         unsigned prompt;
@@ -1259,8 +1204,7 @@ static int rx_card_face(const void *state, uint32_t handle, const struct eng_vis
 static int rx_view_visit(const void *state, enum eng_audience audience, int seat, const struct eng_visitor *v,
                          void *ctx) {
         const struct rx_state *st = state;
-        struct walk w = { .v = v, .ctx = ctx, .r = 0 };
-        char handle[HANDLE_TEXT];
+        struct eng_walk w = { .v = v, .ctx = ctx };
 
         if (!st || !v || st->magic != RX_MAGIC)
                 return -EINVAL;
@@ -1268,65 +1212,64 @@ static int rx_view_visit(const void *state, enum eng_audience audience, int seat
                 return -EINVAL;
         if (audience == ENG_VIEW_SEAT && !seat_ok(st, seat))
                 return -EINVAL;
-        w_str(&w, "game", rx_game.name);
-        w_str(&w, "audience", eng_audience_name(audience));
-        w_str(&w, "status", eng_status_name(status_of(st)));
-        w_str(&w, "phase", phase_name(st->phase));
-        w_int(&w, "target", st->target);
-        w_str(&w, "mode", mode_choices[st->mode]);
-        w_int(&w, "round", st->round);
+        eng_walk_str(&w, "game", rx_game.name);
+        eng_walk_str(&w, "audience", eng_audience_name(audience));
+        eng_walk_str(&w, "status", eng_status_name(status_of(st)));
+        eng_walk_str(&w, "phase", phase_name(st->phase));
+        eng_walk_int(&w, "target", st->target);
+        eng_walk_str(&w, "mode", mode_choices[st->mode]);
+        eng_walk_int(&w, "round", st->round);
 
-        w_arr(&w, "scores");
+        eng_walk_arr(&w, "scores");
         for (int s = 0; s < st->n_seats; s++) {
                 const struct rx_seat *p = &st->seats[s];
 
-                w_obj(&w, NULL);
-                w_int(&w, "seat", s);
-                w_int(&w, "score", rx_score(st, s));
-                w_int(&w, "hits", p->terms[RX_TERM_HITS]);
-                w_int(&w, "bonus", p->terms[RX_TERM_BONUS]);
-                w_int(&w, "false_starts", p->terms[RX_TERM_FALSE_STARTS]);
-                w_int(&w, "referee", p->terms[RX_TERM_REFEREE]);
-                w_bool(&w, "conceded", p->conceded);
-                w_end_obj(&w);
+                eng_walk_obj(&w, NULL);
+                eng_walk_int(&w, "seat", s);
+                eng_walk_int(&w, "score", rx_score(st, s));
+                eng_walk_int(&w, "hits", p->terms[RX_TERM_HITS]);
+                eng_walk_int(&w, "bonus", p->terms[RX_TERM_BONUS]);
+                eng_walk_int(&w, "false_starts", p->terms[RX_TERM_FALSE_STARTS]);
+                eng_walk_int(&w, "referee", p->terms[RX_TERM_REFEREE]);
+                eng_walk_bool(&w, "conceded", p->conceded);
+                eng_walk_end_obj(&w);
         }
-        w_end_arr(&w);
+        eng_walk_end_arr(&w);
 
         if (st->card_up) {
-                snprintf(handle, sizeof handle, "%08x", (unsigned) rx_handle(st, st->card));
-                w_obj(&w, "card");
-                w_str(&w, "handle", handle);
-                w_str(&w, "word", st->prompts[st->card]);
-                w_end_obj(&w);
+                eng_walk_obj(&w, "card");
+                eng_walk_handle(&w, "handle", rx_handle(st, st->card));
+                eng_walk_str(&w, "word", st->prompts[st->card]);
+                eng_walk_end_obj(&w);
         } else {
-                w_null(&w, "card");
+                eng_walk_null(&w, "card");
         }
         if (rx_game_pause(st)) {
-                w_obj(&w, "timeout");
-                w_int(&w, "seat", st->timeout_seat);
-                w_end_obj(&w);
+                eng_walk_obj(&w, "timeout");
+                eng_walk_int(&w, "seat", st->timeout_seat);
+                eng_walk_end_obj(&w);
         } else {
-                w_null(&w, "timeout");
+                eng_walk_null(&w, "timeout");
         }
         if (st->phase == RX_PHASE_FINISHED && st->winner >= 0)
-                w_int(&w, "winner", st->winner);
+                eng_walk_int(&w, "winner", st->winner);
         else
-                w_null(&w, "winner");
+                eng_walk_null(&w, "winner");
 
         if (audience == ENG_VIEW_SEAT) {
-                w_obj(&w, "you");
-                w_int(&w, "seat", seat);
-                w_int(&w, "lucky", st->seats[seat].lucky);
-                w_end_obj(&w);
+                eng_walk_obj(&w, "you");
+                eng_walk_int(&w, "seat", seat);
+                eng_walk_int(&w, "lucky", st->seats[seat].lucky);
+                eng_walk_end_obj(&w);
         }
         if (audience == ENG_VIEW_REFEREE) {
-                w_obj(&w, "audit");
-                w_arr(&w, "false_starts");
+                eng_walk_obj(&w, "audit");
+                eng_walk_arr(&w, "false_starts");
                 for (int s = 0; s < st->n_seats; s++)
-                        w_int(&w, NULL, st->seats[s].false_starts);
-                w_end_arr(&w);
-                w_int(&w, "rounds", st->rounds_played);
-                w_end_obj(&w);
+                        eng_walk_int(&w, NULL, st->seats[s].false_starts);
+                eng_walk_end_arr(&w);
+                eng_walk_int(&w, "rounds", st->rounds_played);
+                eng_walk_end_obj(&w);
         }
         return w.r;
 }
@@ -1334,21 +1277,21 @@ static int rx_view_visit(const void *state, enum eng_audience audience, int seat
 /* A seat's statistics, for the result. */
 static int rx_stats(const void *state, int seat, const struct eng_visitor *v, void *ctx) {
         const struct rx_state *st = state;
-        struct walk w = { .v = v, .ctx = ctx, .r = 0 };
+        struct eng_walk w = { .v = v, .ctx = ctx };
         const struct rx_seat *p;
 
         if (!st || !v || st->magic != RX_MAGIC || !seat_ok(st, seat))
                 return -EINVAL;
         p = &st->seats[seat];
-        w_int(&w, "hits", p->hits);
-        w_int(&w, "ties", p->ties);
-        w_int(&w, "false_starts", p->false_starts);
-        w_time_or_null(&w, "best_reaction_us", p->best_us);
+        eng_walk_int(&w, "hits", p->hits);
+        eng_walk_int(&w, "ties", p->ties);
+        eng_walk_int(&w, "false_starts", p->false_starts);
+        eng_walk_time(&w, "best_reaction_us", p->best_us);
         if (p->hits)
-                w_int(&w, "reaction_avg_us", p->reaction_sum_us / p->hits);
+                eng_walk_int(&w, "reaction_avg_us", p->reaction_sum_us / p->hits);
         else
-                w_null(&w, "reaction_avg_us");
-        w_bool(&w, "conceded", p->conceded);
+                eng_walk_null(&w, "reaction_avg_us");
+        eng_walk_bool(&w, "conceded", p->conceded);
         return w.r;
 }
 

@@ -18,6 +18,7 @@
 #include "engine/engine.h"
 #include "engine/log.h"
 #include "engine/rng.h"
+#include "engine/walk.h"
 #include "test_engine_json.h"
 
 #define ELEMENTSOF(a)   (sizeof(a) / sizeof((a)[0]))
@@ -304,6 +305,46 @@ static void game_check_names_the_first_problem(void **state) {
         g.n_routes = 1;
         assert_int_equal(eng_game_check(&g, why, sizeof why), -EINVAL);
         assert_non_null(strstr(why, "jump"));
+}
+
+/* A walk writes straight through and keeps the first error: nothing is
+ * written after it. */
+static int fail_on_second(void *ctx, const char *key, int64_t value) {
+        int *calls = ctx;
+
+        (void) key;
+        (void) value;
+        return ++*calls == 2 ? -ENOSPC : 0;
+}
+
+static void a_walk_writes_through_and_keeps_the_first_error(void **state) {
+        struct tj j;
+        struct eng_walk w = { .v = &tj_visitor, .ctx = &j };
+        struct eng_visitor counting = { .integer = fail_on_second };
+        int calls = 0;
+
+        (void) state;
+        tj_init(&j);
+        eng_walk_handle(&w, "handle", 0x9f3a01c2u);
+        eng_walk_handle(&w, "small", 0x2au);
+        eng_walk_seats(&w, "seats", 0x15u);
+        eng_walk_time(&w, "never", ENG_NEVER);
+        eng_walk_time(&w, "at_us", 1500);
+        eng_walk_obj(&w, "o");
+        eng_walk_bool(&w, "b", true);
+        eng_walk_null(&w, "n");
+        eng_walk_str(&w, "s", "x");
+        eng_walk_end_obj(&w);
+        assert_int_equal(w.r, 0);
+        assert_int_equal(tj_raw(&j, "}"), 0);
+        assert_string_equal(j.buf, "{\"handle\":\"9f3a01c2\",\"small\":\"0000002a\",\"seats\":[0,2,4],"
+                                   "\"never\":null,\"at_us\":1500,\"o\":{\"b\":true,\"n\":null,\"s\":\"x\"}}");
+
+        w = (struct eng_walk) { .v = &counting, .ctx = &calls };
+        for (int k = 0; k < 5; k++)
+                eng_walk_int(&w, "k", k);
+        assert_int_equal(w.r, -ENOSPC);
+        assert_int_equal(calls, 2);
 }
 
 static void settings_are_set_by_key_and_errors_name_the_field(void **state) {
@@ -1011,6 +1052,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(every_game_is_registered_with_a_complete_method_table),
                 cmocka_unit_test(game_check_names_the_first_problem),
+                cmocka_unit_test(a_walk_writes_through_and_keeps_the_first_error),
                 cmocka_unit_test(settings_are_set_by_key_and_errors_name_the_field),
                 cmocka_unit_test(enum_settings_are_set_by_choice_name),
                 cmocka_unit_test(settings_of_every_shape_are_laid_out_in_slots),
