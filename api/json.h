@@ -3,7 +3,16 @@
 #ifndef ARBITER_API_JSON_H
 #define ARBITER_API_JSON_H
 
+#include <float.h>
 #include <jansson.h>
+
+/* How every reply and event is written: compact, ASCII-only, and numbers as
+ * people write them.  jansson prints a double with 17 significant digits,
+ * so that it reads back bit for bit (0.33 becomes 0.33000000000000002);
+ * DBL_DIG (15) digits are the most a double always carries exactly, so a
+ * decimal such as 0.33 prints as written and nothing a person could have
+ * typed is lost. */
+#define API_JSON_DUMP_FLAGS     (JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(DBL_DIG))
 
 struct pad;
 struct pad_press;

@@ -32,6 +32,11 @@ struct route {
         api_handler_fn handler;
         enum auth_role min_role;    /* for GET/HEAD: AUTH_ROLE_NONE = always open */
         const char *summary;        /* one line, listed by GET /v1 */
+        /* The members a JSON body may have, space-separated ("name club");
+         * NULL: none (no body, or {}); "*": the handler checks them (they
+         * depend on the body, as an input's on its kind).  Any other member
+         * is a 400 naming it, before the handler runs. */
+        const char *members;
 };
 
 struct route_match {

@@ -44,6 +44,7 @@
 #include <event2/event.h>
 #include <microhttpd.h>
 
+#include "api/json.h"
 #include "api/problem.h"
 #include "api/sse.h"
 #include "common/log.h"
@@ -59,6 +60,8 @@
  * about a millisecond, so a client that cannot take five bytes in this time
  * is stuck, and SIGTERM still exits well within a second. */
 #define STREAM_END_GRACE_USEC (250 * USEC_PER_MSEC)
+/* A route's members as a sentence: the longest list is a few dozen bytes. */
+#define MEMBERS_TEXT_MAX 256
 
 struct api_server {
         struct loop *loop;
@@ -139,7 +142,7 @@ static void req_set_mhd_response(struct req *r, unsigned status, struct MHD_Resp
 }
 
 void api_reply_json(struct api_request *req, unsigned status, json_t *body) {
-        char *text = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
+        char *text = json_dumps(body, API_JSON_DUMP_FLAGS);
         json_decref(body);
         if (!text) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory encoding the reply");
@@ -156,7 +159,7 @@ void api_reply_problem_json(struct api_request *req, json_t *problem) {
         json_t *st = json_object_get(problem, "status");
         unsigned status = json_is_integer(st) ? (unsigned) json_integer_value(st)
                                               : MHD_HTTP_INTERNAL_SERVER_ERROR;
-        char *text = json_dumps(problem, JSON_COMPACT | JSON_ENSURE_ASCII);
+        char *text = json_dumps(problem, API_JSON_DUMP_FLAGS);
         json_decref(problem);
         if (!text)
                 text = strdup("{\"title\":\"Internal Server Error\",\"status\":500}");
@@ -356,6 +359,61 @@ static void append_body(struct api_server *s, struct req *r, const char *data, s
         r->buf[r->len] = '\0';
 }
 
+/* Whether name is one of the space-separated members. */
+static bool member_listed(const char *members, const char *name) {
+        size_t n = strlen(name);
+
+        for (const char *m = members; *m;) {
+                size_t len = strcspn(m, " ");
+
+                if (len == n && strncmp(m, name, n) == 0)
+                        return true;
+                m += len;
+                m += strspn(m, " ");
+        }
+        return false;
+}
+
+/* The route's members rule (api/router.h): replies 400 naming the first
+ * member the route does not take, and returns false. */
+static bool check_members(struct api_request *q) {
+        const char *members = q->match.route->members, *key;
+        json_t *v, *p;
+
+        if (!q->body || (members && strcmp(members, "*") == 0))
+                return true;
+        if (!members) {
+                if (json_is_object(q->body) && json_object_size(q->body) == 0)
+                        return true;
+                api_reply_problem(q, MHD_HTTP_BAD_REQUEST, "%s %s takes no body: send none, or {}", q->method,
+                                  q->match.route->pattern);
+                return false;
+        }
+        if (!json_is_object(q->body))
+                return true;            /* the handler says what it expects */
+        json_object_foreach(q->body, key, v) {
+                char list[MEMBERS_TEXT_MAX];
+                size_t at = 0;
+
+                if (member_listed(members, key))
+                        continue;
+                /* "name club" as "name, club" */
+                for (const char *m = members; *m && at + 3 < sizeof list; m++) {
+                        if (*m == ' ')
+                                list[at++] = ',';
+                        list[at++] = *m;
+                }
+                list[at] = '\0';
+                p = problem_new(MHD_HTTP_BAD_REQUEST, "%.64s: no such member for %s %s (it takes %s)", key,
+                                q->method, q->match.route->pattern, list);
+                if (p)
+                        problem_set(p, "field", json_string(key));
+                api_reply_problem_json(q, p);
+                return false;
+        }
+        return true;
+}
+
 /* The body is complete: parse it and hand the request to its handler. */
 static void dispatch(struct api_server *s, struct req *r) {
         struct api_request *q = &r->pub;
@@ -376,6 +434,8 @@ static void dispatch(struct api_server *s, struct req *r) {
                         return;
                 }
         }
+        if (!check_members(q))
+                return;
         r->handled = true;
         q->match.route->handler(q);
 }

@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <event2/event.h>
 
+#include "api/json.h"
 #include "common/loop.h"
 #include "common/time.h"
 
@@ -338,7 +339,7 @@ static char *block_build(const struct sse_hub *hub, uint64_t n, const char *name
         size_t len;
 
         /* Compact JSON escapes every control character: the data is one line. */
-        text = json_dumps(data ? data : json_null(), JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+        text = json_dumps(data ? data : json_null(), API_JSON_DUMP_FLAGS | JSON_ENCODE_ANY);
         if (!text)
                 return NULL;
         sse_id_format(id, hub->cfg.epoch, n);

@@ -427,6 +427,16 @@ int stage_data_result_from_json(const struct stage_data *d, size_t i, json_t *re
                 int seat = -1;
 
                 snprintf(idx, sizeof idx, "%zu", k);
+                if (json_is_object(it)) {
+                        const char *key;
+                        json_t *v;
+
+                        json_object_foreach(it, key, v)
+                                if (strcmp(key, "player") != 0 && strcmp(key, "rank") != 0 &&
+                                    strcmp(key, "score") != 0 && strcmp(key, "forfeit") != 0)
+                                        return fail(err, len, "results[%s].%.32s: no such member (player, rank, "
+                                                    "score, forfeit)", idx, key);
+                }
                 if (!json_is_object(it) || !json_is_integer(player))
                         return fail(err, len, "results[%s].player: must be a player id of the match%s", idx, "");
                 for (int s = 0; s < m->n; s++)

@@ -267,6 +267,76 @@ static void bad_token_requests_are_400(void **state) {
         http_reply_done(&r);
 }
 
+/* The id of a new player, a marker: anything made after it has a larger id. */
+static json_int_t new_player(const char *name) {
+        char body[128];
+        struct http_reply r;
+        json_int_t id;
+
+        snprintf(body, sizeof body, "{\"name\": \"%s\"}", name);
+        http_post_json(&daemon_, "/v1/players", admin_token, body, &r);
+        assert_int_equal(r.status, 201);
+        id = json_integer_value(json_object_get(r.json, "id"));
+        http_reply_done(&r);
+        return id;
+}
+
+/* Every route says which members its body may have; any other is a 400
+ * that names it, and nothing changes. */
+static void unknown_members_are_400_naming_the_member(void **state) {
+        static const struct {
+                const char *method, *path, *body, *field;
+        } cases[] = {
+                { "POST", "/v1/players", "{\"name\": \"Ana\", \"clb\": \"Northside\"}", "clb" },
+                { "PATCH", "/v1/players/%lld", "{\"name\": \"Ben\", \"actve\": true}", "actve" },
+                { "POST", "/v1/tokens", "{\"name\": \"station\", \"role\": \"display\", \"seat\": 1}", "seat" },
+                { "POST", "/v1/tournaments", "{\"name\": \"Friday\", \"game\": \"crash-pilot\", \"rounds\": 3}",
+                  "rounds" },
+        };
+        char marker[64], path[128], url[512];
+        struct http_reply r;
+        json_int_t id;
+        (void) state;
+
+        snprintf(marker, sizeof marker, "%s", unique_name("marker"));
+        id = new_player(marker);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                snprintf(path, sizeof path, cases[i].path, (long long) id);
+                snprintf(url, sizeof url, "%s%s", daemon_.url, path);
+                http_request(cases[i].method, url, admin_token, "application/json", cases[i].body,
+                             strlen(cases[i].body), &r);
+                assert_problem(&r, 400);
+                assert_string_equal(json_string_value(json_object_get(r.json, "field")), cases[i].field);
+                assert_non_null(strstr(json_string_value(json_object_get(r.json, "detail")), cases[i].field));
+                http_reply_done(&r);
+        }
+        /* nothing was made or changed: no player after the marker, which
+         * kept its name; no token named "station", no tournament "Friday" */
+        snprintf(path, sizeof path, "/v1/players?after=%lld", (long long) id);
+        http_get(&daemon_, path, admin_token, &r);
+        assert_int_equal(json_array_size(json_object_get(r.json, "items")), 0);
+        http_reply_done(&r);
+        snprintf(path, sizeof path, "/v1/players/%lld", (long long) id);
+        http_get(&daemon_, path, admin_token, &r);
+        assert_string_equal(json_string_value(json_object_get(r.json, "name")), marker);
+        http_reply_done(&r);
+        http_get(&daemon_, "/v1/tokens?limit=1000", admin_token, &r);
+        assert_null(strstr(r.body, "\"station\""));
+        http_reply_done(&r);
+        http_get(&daemon_, "/v1/tournaments?limit=1000", admin_token, &r);
+        assert_null(strstr(r.body, "\"Friday\""));
+        http_reply_done(&r);
+
+        /* a route that takes no body takes {} but nothing in it */
+        http_post_json(&daemon_, "/v1/tournaments/999999/rounds", admin_token, "{}", &r);
+        assert_int_equal(r.status, 404);
+        http_reply_done(&r);
+        http_post_json(&daemon_, "/v1/tournaments/999999/rounds", admin_token, "{\"force\": true}", &r);
+        assert_problem(&r, 400);
+        assert_non_null(strstr(json_string_value(json_object_get(r.json, "detail")), "takes no body"));
+        http_reply_done(&r);
+}
+
 static void reads_of_admin_resources_need_a_token(void **state) {
         struct http_reply r;
         (void) state;
@@ -411,6 +481,7 @@ int main(void) {
                 cmocka_unit_test(oversized_body_is_413),
                 cmocka_unit_test(token_lifecycle_over_the_api),
                 cmocka_unit_test(bad_token_requests_are_400),
+                cmocka_unit_test(unknown_members_are_400_naming_the_member),
                 cmocka_unit_test(reads_of_admin_resources_need_a_token),
                 cmocka_unit_test(dbus_root_object_has_manager_and_version),
                 cmocka_unit_test(dbus_doc_matches_live_introspection),

@@ -32,6 +32,33 @@ static void expect(const struct http_reply *r, long status) {
                 fail_msg("expected HTTP %ld, got %ld: %s", status, r->status, r->body);
 }
 
+/* Numbers are printed as people write them: no decimal carries more than
+ * the 15 significant digits a double holds exactly (0.33, not
+ * 0.33000000000000002).  Checks every number of a raw JSON reply. */
+static void numbers_as_people_write_them(const char *body) {
+        for (const char *s = body; *s; s++) {
+                size_t digits = 0;
+
+                if (*s < '0' || *s > '9' || (s > body && ((s[-1] >= '0' && s[-1] <= '9') || s[-1] == '.')))
+                        continue;
+                /* significant digits: leading zeros do not count */
+                for (const char *d = s; (*d >= '0' && *d <= '9') || *d == '.'; d++)
+                        digits += *d != '.' && (digits > 0 || *d != '0');
+                if (digits > 15)
+                        fail_msg("a number with %zu digits at \"%.40s\"", digits, s);
+        }
+}
+
+/* GETs path and checks every number in the raw reply. */
+static void get_numbers_checked(const char *path) {
+        struct http_reply r;
+
+        http_get(&daemon_, path, NULL, &r);
+        expect(&r, 200);
+        numbers_as_people_write_them(r.body);
+        http_reply_done(&r);
+}
+
 /* POSTs body to path with token and checks the status; returns the reply's
  * JSON (a new reference; NULL for a non-JSON reply). */
 static json_t *post(const char *path, const char *token, const char *body, long status) {
@@ -518,6 +545,11 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
         snprintf(path, sizeof path, "/v1/players/%lld/ratings?system=elo", (long long) champion);
         json_decref(get(path, 400));
         json_decref(get("/v1/leaderboards/chess", 404));
+        get_numbers_checked("/v1/leaderboards/crash-pilot");
+        snprintf(path, sizeof path, "/v1/players/%lld/ratings?game=crash-pilot", (long long) champion);
+        get_numbers_checked(path);
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/standings?stage=1", (long long) tid);
+        get_numbers_checked(path);
 
         /* results export: one line per seat played, plus the header */
         snprintf(path, sizeof path, "/v1/tournaments/%lld/results?format=csv", (long long) tid);
