@@ -47,6 +47,8 @@ struct api_config {
         unsigned connection_timeout_s;
         size_t connection_memory;
         bool open_reads;                /* GET/HEAD need no token */
+        const char *web_root;           /* the web pages (api/web.h); NULL or missing: a
+                                         * warning, and every page a 404 saying why */
 };
 
 /* What the handlers reach of the rest of the daemon.  The daemon owns all

@@ -47,6 +47,7 @@
 #include "api/json.h"
 #include "api/problem.h"
 #include "api/sse.h"
+#include "api/web.h"
 #include "common/log.h"
 #include "common/loop.h"
 #include "common/time.h"
@@ -60,6 +61,9 @@
  * about a millisecond, so a client that cannot take five bytes in this time
  * is stuck, and SIGTERM still exits well within a second. */
 #define STREAM_END_GRACE_USEC (250 * USEC_PER_MSEC)
+/* Everything under it is the REST API; every other path is a web page. */
+#define API_PREFIX "/v1"
+#define PAGE_METHODS_TEXT "405 Method Not Allowed: the pages take GET and HEAD; the API is at /v1.\n"
 /* A route's members as a sentence: the longest list is a few dozen bytes. */
 #define MEMBERS_TEXT_MAX 256
 
@@ -74,6 +78,7 @@ struct api_server {
         bool need_run;                  /* a connection was resumed */
         struct api_config cfg;
         const struct api_deps *deps;
+        struct web *web;                /* the pages outside /v1 */
         char address[INET6_ADDRSTRLEN + 16];
         unsigned active;                /* requests not completed, streams included */
         unsigned streams;               /* of which event streams */
@@ -285,11 +290,41 @@ static bool check_auth(struct api_server *s, struct req *r) {
 
 /* Everything that can be judged from the request line and headers. Replies
  * and returns false when the request ends here. */
+/* "/v1" or below it: the API; anything else is a page. */
+static bool is_api_path(const char *path) {
+        return strncmp(path, API_PREFIX, strlen(API_PREFIX)) == 0 &&
+               (path[strlen(API_PREFIX)] == '\0' || path[strlen(API_PREFIX)] == '/');
+}
+
+/* A page (api/web.h): GET and HEAD only; no token, no body. */
+static void serve_page(struct api_server *s, struct req *r) {
+        struct api_request *q = &r->pub;
+        struct MHD_Response *response;
+        unsigned status;
+
+        if (!is_read(q->method)) {
+                response = MHD_create_response_from_buffer(strlen(PAGE_METHODS_TEXT), (void *) PAGE_METHODS_TEXT,
+                                                           MHD_RESPMEM_PERSISTENT);
+                if (response) {
+                        MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+                        MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+                }
+                req_set_mhd_response(r, MHD_HTTP_METHOD_NOT_ALLOWED, response);
+                return;
+        }
+        response = web_respond(s->web, q->connection, q->path, &status);
+        req_set_mhd_response(r, status, response);
+}
+
 static bool check_headers(struct api_server *s, struct req *r) {
         struct api_request *q = &r->pub;
         const char *cl, *te;
         bool has_body;
 
+        if (!is_api_path(q->path)) {
+                serve_page(s, r);
+                return false;
+        }
         switch (router_match(api_routes, api_n_routes, q->method, q->path, &q->match)) {
         case ROUTER_NOT_FOUND:
                 api_reply_problem(q, MHD_HTTP_NOT_FOUND,
@@ -588,7 +623,7 @@ int api_server_new(struct loop *loop, const struct api_config *cfg, const struct
         unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
         const union MHD_DaemonInfo *info;
         struct api_server *s;
-        int family = AF_INET;
+        int family = AF_INET, r;
 
         if (cfg->listen_fd < 0) {
                 family = make_sockaddr(cfg, &ss);
@@ -605,8 +640,18 @@ int api_server_new(struct loop *loop, const struct api_config *cfg, const struct
         s->loop = loop;
         s->cfg = *cfg;
         s->cfg.address = NULL;
+        s->cfg.web_root = NULL;
         s->deps = deps;
         s->hook_id = -1;
+        r = web_open(cfg->web_root, &s->web);
+        if (r == -ENOMEM) {
+                free(s);
+                return -ENOMEM;
+        }
+        if (r < 0)
+                log_warning("web_root \"%s\": %s; the web pages (/, /scoreboard, …) answer 404 until it names "
+                            "the directory of the pages ([http] web_root, or ARBITER_WEB)",
+                            cfg->web_root ? cfg->web_root : "", strerror(-r));
 
         /* Where to listen: systemd's socket, or our own bound to cfg. */
         struct MHD_OptionItem where[] = {
@@ -680,6 +725,7 @@ void api_server_free(struct api_server *s) {
                 event_free(s->ev_grace);
         if (s->mhd)
                 MHD_stop_daemon(s->mhd);
+        web_free(s->web);
         free(s);
 }
 

@@ -90,6 +90,7 @@ static struct api_config api_config_of(const struct config *cfg, int listen_fd) 
                 .connection_timeout_s = cfg->connection_timeout_s,
                 .connection_memory = cfg->connection_memory,
                 .open_reads = cfg->open_reads,
+                .web_root = cfg->web_root,
         };
 }
 
