@@ -83,7 +83,8 @@ struct api_request {
         struct route_match match;
         enum auth_role role;             /* of the token presented; AUTH_ROLE_NONE without one */
         int64_t token_id;                /* 0 without a token */
-        int64_t token_match;             /* a seat token's match; else 0 */
+        int64_t token_match;             /* a seat token's match, or 0 ... */
+        int64_t token_table;             /* ... its table (a station's); else 0 */
         int token_seat;                  /* a seat token's seat, 1-based; else 0 */
         char token_name[64];             /* for audit trails ("who") */
         json_t *body;                    /* parsed JSON body, or NULL when there was none */
@@ -163,10 +164,15 @@ typedef void (*api_token_created_fn)(void *userdata, const char *token, json_t *
                                      const char *error);
 int api_tokens_create(struct store *store, const char *name, enum auth_role role,
                       const char *created_by, api_token_created_fn cb, void *userdata);
-/* Creates a seat token for seat (1-based) of match, revoking the seat's
- * previous one; cb as api_tokens_create's.  -EINVAL, -ENOTCONN. */
-int api_seat_token_create(struct store *store, int64_t match_id, int seat, const char *created_by,
-                          api_token_created_fn cb, void *userdata);
+/* Creates a seat token for seat (1-based) of a match (match_id) or of a
+ * table (table_id: a station's, good for every match at the table), the
+ * other id 0, revoking that seat's previous one; cb as api_tokens_create's,
+ * with the error "no such seat" when the table has no such seat.  -EINVAL,
+ * -ENOTCONN. */
+int api_seat_token_create(struct store *store, int64_t match_id, int64_t table_id, int seat,
+                          const char *created_by, api_token_created_fn cb, void *userdata);
+/* The error api_seat_token_create's cb gets for a seat the table lacks. */
+#define API_NO_SUCH_SEAT "no such seat"
 /* NULL when name is acceptable for a token or a table (1 to 64 bytes, no
  * control characters), otherwise why not. */
 const char *api_name_problem(const char *name);

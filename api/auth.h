@@ -8,8 +8,9 @@
  *
  * Roles are ordered: seat < display < referee < admin; a request needs a
  * role at least as high as the route's.  A seat token is for one seat of
- * one match (a player's station): the routes that take it check that the
- * match and seat are its own.  The daemon keeps an in-memory cache of the
+ * one match, or of one table (a player's station, good for every match
+ * played there): the routes that take it check that the match (or its
+ * table) and the seat are its own.  The daemon keeps an in-memory cache of the
  * live tokens (reloaded whenever the api_tokens table notifies a change), so
  * checking a request never waits for the database and keeps working while
  * the database is down.
@@ -30,7 +31,7 @@
 
 enum auth_role {
         AUTH_ROLE_NONE = 0,     /* no token: open reads only */
-        AUTH_ROLE_SEAT,         /* one seat of one match: its view, its stream, its own inputs */
+        AUTH_ROLE_SEAT,         /* one seat of one match or table: its view, its stream, its own inputs */
         AUTH_ROLE_DISPLAY,
         AUTH_ROLE_REFEREE,
         AUTH_ROLE_ADMIN,
@@ -40,7 +41,8 @@ struct auth_entry {
         int64_t id;
         char *name;
         enum auth_role role;
-        int64_t match_id;       /* AUTH_ROLE_SEAT: the match it is for; else 0 */
+        int64_t match_id;       /* AUTH_ROLE_SEAT: the match it is for, or 0 ... */
+        int64_t table_id;       /* ... the table, every match at which it is for; else 0 */
         int seat;               /* AUTH_ROLE_SEAT: its seat, 1-based; else 0 */
         char hash[AUTH_HASH_HEX_LEN + 1];
 };

@@ -22,6 +22,8 @@ void handle_events(struct api_request *req);
 void handle_tables_list(struct api_request *req);
 void handle_tables_create(struct api_request *req);
 void handle_table_get(struct api_request *req);
+void handle_table_events(struct api_request *req);
+void handle_table_seat_token(struct api_request *req);
 void handle_games_list(struct api_request *req);
 void handle_game_get(struct api_request *req);
 void handle_matches_list(struct api_request *req);
@@ -91,8 +93,8 @@ json_t *api_match_resource(struct matches *reg, json_t *row);
 /* Replies with the stored match (404 when there is none). */
 void api_match_reply(struct matches *reg, struct api_request *req, int64_t id, unsigned status);
 /* Whether the request's token may act on match id (a seat token only on
- * its own match; a display token never): true, or false after replying
- * 401 or 403. */
+ * its own match, or on a live match at its own table; a display token
+ * never): true, or false after replying 401 or 403. */
 bool api_match_may_act(struct api_request *req, int64_t id);
 /* Whether it may see seat (1-based) of match id: that seat's token, or a
  * referee's.  true, or false after replying 401 or 403. */

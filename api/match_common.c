@@ -30,12 +30,27 @@ void api_match_store_failed(struct api_request *req, int r) {
                                   strerror(-r));
 }
 
+/* A seat token's match is its own: the match it was made for, or one
+ * played at its table (a station's token).  The table is the live
+ * match's: a station reads and acts only while the match is live. */
+static bool own_match(struct api_request *req, int64_t id) {
+        const struct match *m;
+
+        if (req->role != AUTH_ROLE_SEAT)
+                return false;
+        if (req->token_match)
+                return req->token_match == id;
+        m = req->token_table && req->deps->matches ? matches_find(req->deps->matches, id) : NULL;
+        return m && m->table_id == req->token_table;
+}
+
 bool api_match_may_act(struct api_request *req, int64_t id) {
-        if (req->role >= AUTH_ROLE_REFEREE || (req->role == AUTH_ROLE_SEAT && req->token_match == id))
+        if (req->role >= AUTH_ROLE_REFEREE || own_match(req, id))
                 return true;
         if (req->role == AUTH_ROLE_NONE)
                 api_reply_problem(req, MHD_HTTP_UNAUTHORIZED, "this needs a referee's token, or the seat token of "
-                                  "a seat of match %" PRId64 " (POST /v1/matches/%" PRId64 "/seats/{seat}/token)", id, id);
+                                  "a seat of match %" PRId64 " (POST /v1/matches/%" PRId64 "/seats/{seat}/token) "
+                                  "or of its table (POST /v1/tables/{id}/seats/{seat}/token)", id, id);
         else
                 api_reply_problem(req, MHD_HTTP_FORBIDDEN, "token \"%s\" may not act on match %" PRId64
                                   ": it needs a referee's token or one of its seats'", req->token_name, id);
@@ -43,12 +58,12 @@ bool api_match_may_act(struct api_request *req, int64_t id) {
 }
 
 bool api_match_may_see_seat(struct api_request *req, int64_t id, int seat) {
-        if (req->role >= AUTH_ROLE_REFEREE ||
-            (req->role == AUTH_ROLE_SEAT && req->token_match == id && req->token_seat == seat))
+        if (req->role >= AUTH_ROLE_REFEREE || (own_match(req, id) && req->token_seat == seat))
                 return true;
         if (req->role == AUTH_ROLE_NONE)
                 api_reply_problem(req, MHD_HTTP_UNAUTHORIZED, "a seat's view is private: it needs that seat's token "
-                                  "(POST /v1/matches/%" PRId64 "/seats/%d/token makes one) or a referee's", id, seat);
+                                  "(POST /v1/matches/%" PRId64 "/seats/%d/token, or its table's station token) "
+                                  "or a referee's", id, seat);
         else
                 api_reply_problem(req, MHD_HTTP_FORBIDDEN, "token \"%s\" may not see seat %d of match %" PRId64
                                   "; only that seat's token or a referee's may", req->token_name, seat, id);

@@ -2,7 +2,9 @@
  * durable input's events on topic "match/<id>", as match/json.h shows
  * them, with the match id and the input's seq added; requests to the
  * runtime (windows, pad feedback) are not published.  An abort is
- * "match_aborted".
+ * "match_aborted".  A match played at a table is also announced on topic
+ * "table/<id>": "match_created" when it is made, "match_ended" (with its
+ * state, finished or aborted) when it is over.
  *
  * Audiences (engine/engine.h).  An event every field of which is public is
  * published once, for everyone.  Any other goes out in renderings: the
@@ -32,6 +34,46 @@ void api_match_scope(int64_t id, int seat, char scope[static MATCH_TOPIC_MAX]) {
         else
                 snprintf(scope, MATCH_TOPIC_MAX, "match/%" PRId64 "/referee", id);
 }
+
+/* ---- the table's topic: matches that come and go at it -------------------- */
+
+static void publish_table(struct sse_hub *hub, const struct match *m, const char *name, const char *state) {
+        char topic[MATCH_TOPIC_MAX];
+        json_t *data;
+        int r;
+
+        if (!m->table_id)
+                return;
+        snprintf(topic, sizeof topic, "table/%" PRId64, m->table_id);
+        data = json_pack("{s:s, s:I, s:I, s:s}", "kind", name, "match", (json_int_t) m->id, "table",
+                         (json_int_t) m->table_id, "game", m->game->name);
+        if (data && state)
+                json_object_set_new(data, "state", json_string(state));
+        r = sse_publish(hub, topic, name, data);
+        if (r < 0)
+                log_warning("table %" PRId64 ": cannot publish %s: %s", m->table_id, name, strerror(-r));
+}
+
+static void on_added(void *userdata, struct match *m, bool created) {
+        /* A rebuilt match is news to nobody: a display that was following
+         * the table before the restart gets a "reset" and reads it again. */
+        if (created)
+                publish_table(userdata, m, "match_created", NULL);
+}
+
+/* Whether out, the outputs of one stored input, made m's result final:
+ * the finish of a match that needs no confirmation, or the confirm of one
+ * that does (engine/log.h).  Read from the input's own outputs, not from
+ * m, which may be inputs ahead of the one being published. */
+static bool made_final(const struct match *m, const struct eng_out *out) {
+        for (size_t i = 0; i < out->n; i++)
+                if ((out->v[i].def == &eng_ev_match_finished && !m->setup.confirm) ||
+                    out->v[i].def == &eng_ev_result_confirmed)
+                        return true;
+        return false;
+}
+
+/* ---- the match's topic ------------------------------------------------------ */
 
 /* One rendering, with the match and the input it came from. */
 static json_t *event_for(const struct match *m, const struct eng_input *in, const struct eng_output *o,
@@ -79,7 +121,10 @@ static void on_published(void *userdata, struct match *m, const struct eng_input
                 if (r < 0)
                         log_warning("match %" PRId64 ": cannot publish %s: %s", m->id, o->def->name, strerror(-r));
         }
+        if (made_final(m, out))
+                publish_table(hub, m, "match_ended", "finished");
 }
+
 
 static void on_aborted(void *userdata, struct match *m) {
         char topic[MATCH_TOPIC_MAX];
@@ -87,10 +132,12 @@ static void on_aborted(void *userdata, struct match *m) {
         api_match_topic(m->id, topic);
         sse_publish(userdata, topic, "match_aborted",
                     json_pack("{s:s, s:I}", "kind", "match_aborted", "match", (json_int_t) m->id));
+        publish_table(userdata, m, "match_ended", "aborted");
 }
 
 int api_match_events_observe(struct matches *reg, struct sse_hub *hub) {
         const struct match_observer obs = {
+                .added = on_added,
                 .published = on_published,
                 .aborted = on_aborted,
                 .userdata = hub,

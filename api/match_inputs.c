@@ -187,6 +187,14 @@ static int input_of(struct api_request *req, struct match *m, struct eng_input *
         if (json_is_string(why))
                 snprintf(reason, REASON_MAX, "%s", json_string_value(why));
         json_object_del(body, "reason");
+        /* Another seat than the token's is not for it to speak for. */
+        if (seat_fixed >= 0 && json_is_integer(json_object_get(body, "seat")) &&
+            json_integer_value(json_object_get(body, "seat")) != seat_fixed + 1) {
+                api_reply_problem(req, MHD_HTTP_FORBIDDEN, "token \"%s\" speaks for seat %d only",
+                                  req->token_name, seat_fixed + 1);
+                json_decref(body);
+                return -EINVAL;
+        }
         r = match_json_input_request(m->game, body, seat_fixed, ret, &err);
         json_decref(body);
         if (r < 0) {

@@ -538,7 +538,7 @@ void handle_match_seat_token(struct api_request *req) {
                 return;
         }
         *c = (struct token_ctx) { .req = req, .match = id, .seat = (int) seat };
-        r = api_seat_token_create(req->deps->store, id, (int) seat, req->token_name, on_seat_token, c);
+        r = api_seat_token_create(req->deps->store, id, 0, (int) seat, req->token_name, on_seat_token, c);
         if (r < 0) {
                 free(c);
                 api_match_store_failed(req, r);

@@ -267,6 +267,7 @@ static bool check_auth(struct api_server *s, struct req *r) {
                 q->role = e->role;
                 q->token_id = e->id;
                 q->token_match = e->match_id;
+                q->token_table = e->table_id;
                 q->token_seat = e->seat;
                 snprintf(q->token_name, sizeof q->token_name, "%s", e->name);
         }

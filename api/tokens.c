@@ -24,7 +24,7 @@
 #define TOKEN_COLUMNS \
         "id, name, role, created_by, " \
         "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), " \
-        "to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), match_id, seat"
+        "to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), match_id, seat, table_id"
 
 static json_t *token_row(const PGresult *res, int row) {
         json_t *t = json_pack("{s:I, s:s, s:s, s:s, s:s, s:o}",
@@ -36,11 +36,13 @@ static json_t *token_row(const PGresult *res, int row) {
                          "revoked_at", PQgetisnull(res, row, 5) ? json_null()
                                                                 : json_string(PQgetvalue(res, row, 5)));
 
-        /* A seat token says which seat of which match it speaks for. */
-        if (t && !PQgetisnull(res, row, 6)) {
+        /* A seat token says which seat of which match or table it speaks for. */
+        if (t && !PQgetisnull(res, row, 6))
                 json_object_set_new(t, "match", json_integer(strtoll(PQgetvalue(res, row, 6), NULL, 10)));
+        if (t && !PQgetisnull(res, row, 8))
+                json_object_set_new(t, "table", json_integer(strtoll(PQgetvalue(res, row, 8), NULL, 10)));
+        if (t && !PQgetisnull(res, row, 7))
                 json_object_set_new(t, "seat", json_integer(strtol(PQgetvalue(res, row, 7), NULL, 10)));
-        }
         return t;
 }
 
@@ -159,6 +161,8 @@ static void on_tokens_loaded(void *userdata, const PGresult *res, const char *er
                         entries[i].match_id = strtoll(PQgetvalue(res, i, 4), NULL, 10);
                 if (!PQgetisnull(res, i, 5))
                         entries[i].seat = (int) strtol(PQgetvalue(res, i, 5), NULL, 10);
+                if (!PQgetisnull(res, i, 6))
+                        entries[i].table_id = strtoll(PQgetvalue(res, i, 6), NULL, 10);
                 if ((int) entries[i].role < 0)
                         entries[i].role = AUTH_ROLE_NONE;     /* the table's CHECK forbids this */
         }
@@ -171,7 +175,7 @@ static void on_tokens_loaded(void *userdata, const PGresult *res, const char *er
 
 int api_tokens_reload(struct store *store, struct auth *auth) {
         return store_query(store,
-                           "SELECT id, name, role, token_hash, match_id, seat FROM api_tokens "
+                           "SELECT id, name, role, token_hash, match_id, seat, table_id FROM api_tokens "
                            "WHERE revoked_at IS NULL",
                            0, NULL, on_tokens_loaded, auth);
 }
@@ -229,6 +233,8 @@ static void on_token_inserted(void *userdata, const PGresult *res, const char *e
                                                         "revoke it first or choose another name");
                 else
                         c->cb(c->userdata, NULL, NULL, error);
+        } else if (PQntuples(res) == 0) {
+                c->cb(c->userdata, NULL, NULL, API_NO_SUCH_SEAT);
         } else {
                 json_t *t = token_row(res, 0);
                 c->cb(c->userdata, c->token, t, NULL);
@@ -270,13 +276,13 @@ int api_tokens_create(struct store *store, const char *name, enum auth_role role
         return r;
 }
 
-int api_seat_token_create(struct store *store, int64_t match_id, int seat, const char *created_by,
-                          api_token_created_fn cb, void *userdata) {
-        char hash[AUTH_HASH_HEX_LEN + 1], name[NAME_MAX_BYTES + 1], match_s[24], seat_s[8];
+int api_seat_token_create(struct store *store, int64_t match_id, int64_t table_id, int seat,
+                          const char *created_by, api_token_created_fn cb, void *userdata) {
+        char hash[AUTH_HASH_HEX_LEN + 1], name[NAME_MAX_BYTES + 1], match_s[24], table_s[24], seat_s[8];
         struct creation *c;
         int r;
 
-        if (match_id < 1 || seat < 1 || seat > 8)
+        if ((match_id > 0) == (table_id > 0) || match_id < 0 || table_id < 0 || seat < 1 || seat > 8)
                 return -EINVAL;
         c = calloc(1, sizeof *c);
         if (!c)
@@ -291,20 +297,28 @@ int api_seat_token_create(struct store *store, int64_t match_id, int seat, const
         c->userdata = userdata;
         /* Names of live tokens are unique; the hash's first digits tell a
          * seat's successive tokens apart in the audit trail. */
-        snprintf(name, sizeof name, "match %lld seat %d #%.8s", (long long) match_id, seat, hash);
+        snprintf(name, sizeof name, "%s %lld seat %d #%.8s", match_id ? "match" : "table",
+                 (long long) (match_id ? match_id : table_id), seat, hash);
         snprintf(match_s, sizeof match_s, "%lld", (long long) match_id);
+        snprintf(table_s, sizeof table_s, "%lld", (long long) table_id);
         snprintf(seat_s, sizeof seat_s, "%d", seat);
 
         /* A seat has one live token: a new one revokes the one before (a
-         * lost link is replaced, never duplicated). */
-        const char *params[] = { name, hash, created_by, match_s, seat_s };
+         * lost link is replaced, never duplicated).  A table's seat must
+         * exist: otherwise nothing is revoked or made, and no row returns. */
+        const char *params[] = { name, hash, created_by, match_s, seat_s, table_s };
         r = store_query(store,
-                        "WITH old AS (UPDATE api_tokens SET revoked_at = now() "
-                        "             WHERE match_id = $4 AND seat = $5 AND revoked_at IS NULL RETURNING id) "
-                        "INSERT INTO api_tokens (name, role, token_hash, created_by, match_id, seat) "
-                        "SELECT $1, 'seat', $2, $3, $4, $5 FROM (SELECT count(*) FROM old) o "
+                        "WITH ok AS (SELECT 1 WHERE $6::bigint = 0 OR EXISTS "
+                        "              (SELECT 1 FROM table_seats WHERE table_id = $6 AND seat = $5)), "
+                        "old AS (UPDATE api_tokens SET revoked_at = now() "
+                        "        WHERE seat = $5 AND revoked_at IS NULL AND EXISTS (SELECT 1 FROM ok) "
+                        "          AND (match_id = nullif($4::bigint, 0) OR table_id = nullif($6::bigint, 0)) "
+                        "        RETURNING id) "
+                        "INSERT INTO api_tokens (name, role, token_hash, created_by, match_id, seat, table_id) "
+                        "SELECT $1, 'seat', $2, $3, nullif($4::bigint, 0), $5, nullif($6::bigint, 0) "
+                        "FROM ok, (SELECT count(*) FROM old) o "
                         "RETURNING " TOKEN_COLUMNS,
-                        5, params, on_token_inserted, c);
+                        6, params, on_token_inserted, c);
         if (r < 0) {
                 explicit_bzero(c->token, sizeof c->token);
                 free(c);

@@ -429,9 +429,11 @@ static int register_matches(void *userdata, sd_bus *bus) {
 /* Emission failures (the bus is away) are not worth more than a debug line:
  * the object manager tells a reconnecting listener the whole state. */
 
-static void on_added(void *userdata, struct match *m) {
+static void on_added(void *userdata, struct match *m, bool created) {
         sd_bus *bus = bus_get_sd_bus(userdata);
         char *path;
+
+        (void) created;         /* either way a new object on the bus */
 
         if (!bus || !(path = match_path(m->id)))
                 return;

@@ -17,7 +17,7 @@
 /* The columns of match_store_load. */
 enum {
         COL_ID, COL_GAME, COL_SEED, COL_CONFIG, COL_SEATS, COL_INPUTS, COL_DATA, COL_TABLE_PADS, COL_CONFIRM,
-        COL_CONFIRM_TIMEOUT,
+        COL_CONFIRM_TIMEOUT, COL_TABLE,
 };
 
 /* Replays the stored inputs into m, each as eng_log_apply takes it live,
@@ -94,6 +94,8 @@ static int rebuild(struct matches *reg, const PGresult *res, int row, struct mat
         m->setup.confirm = strcmp(PQgetvalue(res, row, COL_CONFIRM), "referee") == 0;
         if (m->setup.confirm && !PQgetisnull(res, row, COL_CONFIRM_TIMEOUT))
                 m->confirm_timeout_us = strtoll(PQgetvalue(res, row, COL_CONFIRM_TIMEOUT), NULL, 10) * USEC_PER_SEC;
+        if (!PQgetisnull(res, row, COL_TABLE))
+                m->table_id = strtoll(PQgetvalue(res, row, COL_TABLE), NULL, 10);
         match_load_seats(m, seats, table_pads);
         if (match_json_data_from(g, data, &files, &err) < 0 || match_take_data(m, &files) < 0) {
                 snprintf(why, len, "the stored data files cannot be read: %s", err.message);
@@ -154,7 +156,7 @@ static void on_loaded(void *userdata, const PGresult *res, const char *error) {
                 }
                 m->next = reg->list;
                 reg->list = m;
-                MATCH_NOTIFY(reg, added, m);
+                MATCH_NOTIFY(reg, added, m, false);
                 match_judge_follow(m);
                 match_arm_timer(m);
                 live++;

@@ -211,6 +211,7 @@ struct match {
         struct eng_setup setup;         /* game, &cfg, &data, n_seats, seed, confirm */
         uint64_t seed;
         unsigned n_seats;
+        int64_t table_id;               /* the table it is played at; 0: none */
         int64_t confirm_timeout_us;     /* provisional: confirmed by the runtime after this; 0 never */
         void *state;                    /* game->state_size bytes */
         void *scratch;                  /* where an input is tried first */
@@ -274,7 +275,10 @@ void matches_set_pads(struct matches *reg, struct padbus *pads);
  * with what the engine answered (refused inputs too: out->refusal says
  * so). */
 struct match_observer {
-        void (*added)(void *userdata, struct match *m);
+        /* A match became live: created (created true), or rebuilt on start-up. */
+        void (*added)(void *userdata, struct match *m, bool created);
+        /* It leaves the registry: final (finished or aborted, match_state_name
+         * says which), handed to a referee, or the daemon is stopping. */
         void (*removed)(void *userdata, struct match *m);
         void (*aborted)(void *userdata, struct match *m);
         void (*published)(void *userdata, struct match *m, const struct eng_input *in,

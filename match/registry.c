@@ -304,7 +304,7 @@ static void on_match_stored(void *userdata, const PGresult *res, const char *err
         match_load_seats(m, json_object_get(j, "seats"), json_object_get(j, "table_pads"));
         m->next = m->reg->list;
         m->reg->list = m;
-        MATCH_NOTIFY(m->reg, added, m);
+        MATCH_NOTIFY(m->reg, added, m, true);
         c->cb(c->userdata, m, j, NULL);
         json_decref(j);
         free(c);
@@ -338,6 +338,7 @@ int matches_create(struct matches *reg, const struct match_spec *spec, const cha
         m->confirm_timeout_us = spec->confirm ? spec->confirm_timeout_s * USEC_PER_SEC : 0;
         /* Match time starts at 0 now. */
         m->clock_offset_us = -now_usec();
+        m->table_id = spec->table_id;
         r = g->create(m->state, &m->cfg, &m->data, m->n_seats, m->seed);
         if (r < 0) {
                 match_free(m);

@@ -112,7 +112,7 @@ int match_store_load(struct store *s, store_result_fn cb, void *userdata) {
                 "  (SELECT coalesce(jsonb_agg(jsonb_build_object('seq', i.seq, 'time_us', i.match_time_us, "
                 "     'input', i.input, 'state_hash', i.state_hash, 'refusal', i.refusal) ORDER BY i.seq), "
                 "     '[]'::jsonb) FROM match_inputs i WHERE i.match_id = m.id), "
-                "  m.data, m.table_pads, m.confirm, m.confirm_timeout_s "
+                "  m.data, m.table_pads, m.confirm, m.confirm_timeout_s, m.table_id "
                 "FROM matches m WHERE m.state IN ('ready', 'running', 'paused', 'provisional') "
                 "  AND m.needs_referee IS NULL "
                 "ORDER BY m.id",

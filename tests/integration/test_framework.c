@@ -395,7 +395,7 @@ static void seat_tokens_open_one_seat_only(void **state) {
         control(id, "start", 200);
         json_decref(input_as(id, token1, "{\"kind\": \"award\", \"to\": [1], \"points\": 1, \"category\": \"bonus\"}",
                              403));
-        json_decref(input_as(id, token1, "{\"kind\": \"concede\", \"seat\": 2}", 400));
+        json_decref(input_as(id, token1, "{\"kind\": \"concede\", \"seat\": 2}", 403));
         json_decref(input_as(id, referee_token, "{\"kind\": \"concede\"}", 400));       /* names no seat */
         json_t *reply = input_as(id, token1, "{\"kind\": \"concede\"}", 200);
         assert_string_equal(json_string_value(json_object_get(reply, "state")), "finished");
