@@ -12,6 +12,7 @@ packages=(
     systemd libxml2-utils                 # systemd-analyze verify/security, xmllint for the D-Bus policy
     wrk nginx-light                       # `make bench`: load generator and the reference server
     clang libclang-rt-14-dev              # `make fuzz` (libFuzzer)
+    chromium chromium-driver python3-selenium  # browser tests of web/ and `make screenshots`
 )
 
 missing=()
