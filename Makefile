@@ -48,6 +48,9 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_CFLAGS := $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
 TEST_LIBS  := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
+# A tool's libraries beyond the daemon's: TOOL_LIBS_<name of the tool>.
+CURL_LIBS  := $(shell pkg-config --libs libcurl 2>/dev/null)
+TOOL_LIBS_arbiter-bots := $(CURL_LIBS)
 
 Q := @
 ifeq ($(V),1)
@@ -163,7 +166,7 @@ $(DAEMON): $(BUILD)/daemon/main.o $(LIB)
 define tool_rule
 $(BUILD)/$(notdir $(1)): $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(1)/*.c)) $(LIB)
 	@echo "  LINK    $$@"
-	$(Q)$(CC) $(SANFLAGS) -o $$@ $$^ $(PKG_LIBS) -lm
+	$(Q)$(CC) $(SANFLAGS) -o $$@ $$^ $(PKG_LIBS) $(TOOL_LIBS_$(notdir $(1))) -lm
 endef
 $(foreach t,$(TOOL_DIRS),$(eval $(call tool_rule,$(t))))
 

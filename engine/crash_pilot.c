@@ -158,7 +158,7 @@ static uint32_t seats_in(const struct cp_state *st) {
         return table_seats_in(&st->t, st->n_seats);
 }
 
-static bool row_accepts(const uint8_t *row, unsigned len, uint8_t card) {
+bool cp_row_accepts(const uint8_t *row, unsigned len, uint8_t card) {
         for (unsigned i = 0; i < len; i++)
                 if (CP_CARD_OBJECT(row[i]) == CP_CARD_OBJECT(card) ||
                     CP_CARD_COLOUR(row[i]) == CP_CARD_COLOUR(card))
@@ -167,7 +167,7 @@ static bool row_accepts(const uint8_t *row, unsigned len, uint8_t card) {
 }
 
 bool cp_fits_row(const struct cp_table *t, unsigned r, uint8_t card) {
-        return r < CP_ROWS && row_accepts(t->rows[r], t->row_len[r], card);
+        return r < CP_ROWS && cp_row_accepts(t->rows[r], t->row_len[r], card);
 }
 
 bool cp_fits_nowhere(const struct cp_table *t, uint8_t card) {
@@ -1224,7 +1224,7 @@ static int check_table(const struct cp_state *st, const struct cp_table *t, char
                 if (t->row_len[r] < 1 || t->row_len[r] > CP_ROW_MAX)
                         FAIL("row %u holds %u cards", r + 1, t->row_len[r]);
                 for (unsigned i = 0; i < t->row_len[r]; i++) {
-                        if (!row_accepts(t->rows[r], i, t->rows[r][i]))
+                        if (!cp_row_accepts(t->rows[r], i, t->rows[r][i]))
                                 FAIL("row %u repeats an object or a colour", r + 1);
                         seen[t->rows[r][i]]++;
                 }

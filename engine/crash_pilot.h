@@ -272,6 +272,10 @@ int cp_create_with_deck(struct cp_state *st, const struct eng_config *cfg, unsig
 uint32_t cp_handle(const struct cp_state *st, uint8_t card);
 int cp_card_of(const struct cp_state *st, uint32_t handle, uint8_t *ret_card);
 
+/* Rulebook: "No object or color may occur twice in a series."  Would card
+ * go legally into a row holding row[0..len)?  The rule itself, in one place:
+ * cp_fits_row() applies it to a table, cp_bot_call() to a view. */
+bool cp_row_accepts(const uint8_t *row, unsigned len, uint8_t card);
 /* Would card go legally into row r (0-based)? */
 bool cp_fits_row(const struct cp_table *t, unsigned r, uint8_t card);
 /* Does card fit no row at all? */

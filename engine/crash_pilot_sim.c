@@ -30,11 +30,7 @@ static unsigned fitting_rows(const struct cp_view *v, bool fits[CP_ROWS]) {
         unsigned n = 0;
 
         for (unsigned r = 0; r < CP_ROWS; r++) {
-                fits[r] = true;
-                for (unsigned i = 0; i < v->row_len[r]; i++)
-                        if (CP_CARD_OBJECT(v->rows[r][i]) == CP_CARD_OBJECT(v->face_up) ||
-                            CP_CARD_COLOUR(v->rows[r][i]) == CP_CARD_COLOUR(v->face_up))
-                                fits[r] = false;
+                fits[r] = cp_row_accepts(v->rows[r], v->row_len[r], v->face_up);
                 n += fits[r];
         }
         return n;
