@@ -83,7 +83,7 @@ TOOL_BINS  := $(patsubst tools/%,$(BUILD)/%,$(TOOL_DIRS))
 BENCH_SRCS := $(wildcard tests/bench/bench_*.c)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 
-.PHONY: all build build-tests deps run test asan bench fuzz install clean help check-layers
+.PHONY: all build build-tests deps run test asan bench fuzz install clean help check-layers screenshots
 .DEFAULT_GOAL := all
 # Keep objects make would otherwise treat as intermediate and delete.
 .SECONDARY:
@@ -105,6 +105,13 @@ asan: deps
 	$(Q)$(MAKE) --no-print-directory SAN=1 build-tests
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tests/run.sh build-asan
+
+# The README's pictures of the web pages, drawn by the browser tests' code
+# (tests/web/screenshots.py) against a real daemon: the only thing that
+# writes docs/screenshots/.
+screenshots: deps
+	$(Q)$(MAKE) --no-print-directory build $(TEST_DAEMON)
+	$(Q)ARBITER_WEB_SCREENSHOTS=$(CURDIR)/docs/screenshots tests/run.sh $(BUILD) test_web_browser
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory build $(BENCH_BINS)
@@ -234,6 +241,7 @@ help:
 	@echo "make test     the whole test suite: unit and integration (own PostgreSQL and dbus-daemon)"
 	@echo "make asan     the whole test suite under AddressSanitizer and UBSan"
 	@echo "make bench    benchmarks, each next to a reference measured in the same run"
+	@echo "make screenshots  the web pages' pictures in docs/screenshots/ (headless Chromium)"
 	@echo "make install  install into DESTDIR/PREFIX (binaries, unit, D-Bus policy, migrations, web)"
 	@echo "make fuzz     run each libFuzzer target for FUZZ_SECONDS (default 60)"
 	@echo "make deps     install the Debian packages needed to build, test and run"

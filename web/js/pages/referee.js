@@ -162,10 +162,14 @@ function draw() {
   $("#pause").disabled = s !== "running";
   $("#resume").disabled = s !== "paused";
   $("#abort").disabled = ["finished", "aborted"].includes(s);
-  fill($("#confirmation"), s === "provisional"
-    ? h("p", "The match is over and waits for your confirmation: its result counts only once confirmed. ",
-      h("button.big.primary", { type: "button", onclick: () => propose({ kind: "confirm" }) }, "Confirm the result"))
-    : null);
+  const confirmation = $("#confirmation");
+  if ((confirmation.dataset.state || "") !== s) {       // drawn once per state: a button under the pointer stays
+    confirmation.dataset.state = s;
+    fill(confirmation, s === "provisional"
+      ? h("p", "The match is over and waits for your confirmation: its result counts only once confirmed. ",
+        h("button.big.primary", { type: "button", onclick: () => propose({ kind: "confirm" }) }, "Confirm the result"))
+      : null);
+  }
   steps?.update(view, match);
   tableRenderer.update(view, match);
   if (s === "finished") findCorrection();
@@ -256,9 +260,16 @@ function retyped(input) {
 
 // ---- undo ----------------------------------------------------------------
 
+let logDrawn = "";
+
 const refreshLog = coalesce(async () => {
   const log = await api.getAll(`/v1/matches/${matchId}/log`);
   const shown = log.slice(-LOG_SHOWN).reverse();
+  // Redrawn only when it changed, so that a button the referee is about
+  // to press is not replaced under the pointer.
+  const drawn = JSON.stringify([match.state, shown.map((e) => [e.seq, e.refusal, e.voided_by])]);
+  if (drawn === logDrawn) return;
+  logDrawn = drawn;
   fill($("#log"), shown.length ? shown.map((e) => {
     const inEffect = e.refusal === null && e.voided_by === null;
     const voidable = inEffect && !["void", "confirm"].includes(e.kind) && match.state !== "finished";
