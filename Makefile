@@ -11,6 +11,7 @@ BINDIR     ?= $(PREFIX)/bin
 SBINDIR    ?= $(PREFIX)/sbin
 DATADIR    ?= $(PREFIX)/share/arbiter
 MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSCONFDIR ?= /etc
 UNITDIR    ?= /lib/systemd/system
 DBUSDIR    ?= /usr/share/dbus-1/system.d
@@ -51,6 +52,7 @@ TEST_LIBS  := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 # A tool's libraries beyond the daemon's: TOOL_LIBS_<name of the tool>.
 CURL_LIBS  := $(shell pkg-config --libs libcurl 2>/dev/null)
 TOOL_LIBS_arbiter-bots := $(CURL_LIBS)
+TOOL_LIBS_arbiterctl := $(CURL_LIBS)
 
 Q := @
 ifeq ($(V),1)
@@ -230,6 +232,8 @@ install: all
 	  install -m 0640 docs/arbiterd.conf.example $(DESTDIR)$(SYSCONFDIR)/arbiter/arbiterd.conf; fi
 	$(Q)for m in docs/man/*.[0-9]; do [ -e "$$m" ] || continue; s=$${m##*.}; \
 	  install -d $(DESTDIR)$(MANDIR)/man$$s; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	$(Q)install -d $(DESTDIR)$(BASHCOMPDIR)
+	$(Q)install -m 0644 tools/arbiterctl/arbiterctl.bash $(DESTDIR)$(BASHCOMPDIR)/arbiterctl
 	@echo "installed into $(DESTDIR)$(PREFIX)"
 
 clean:

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
     build-essential pkg-config            # compiler, make, pkg-config
     libmicrohttpd-dev libsystemd-dev libpq-dev libevent-dev libjansson-dev libssl-dev
-    libcmocka-dev libcurl4-openssl-dev    # unit and integration tests
+    libcmocka-dev libcurl4-openssl-dev    # tests; libcurl also builds arbiterctl and arbiter-bots
     postgresql dbus                       # the test harness and `make run` start their own
     curl jq socat                         # integration tests and `make run`
     systemd libxml2-utils                 # systemd-analyze verify/security, xmllint for the D-Bus policy
