@@ -563,14 +563,35 @@ void handle_registration_check_in(struct api_request *req) { registration_change
 void handle_registration_drop(struct api_request *req) { registration_change(req, "drop"); }
 void handle_registration_disqualify(struct api_request *req) { registration_change(req, "disqualify"); }
 
-void handle_tournament_events(struct api_request *req) {
+static void on_tournament_exists(void *userdata, const PGresult *res, const char *error) {
+        struct api_request *req = userdata;
         char topic[40];
+
+        if (!res) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the tournament query failed: %s", error);
+                return;
+        }
+        if (PQntuples(res) == 0) {
+                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no tournament %s",
+                                  route_param(&req->match, "id"));
+                return;
+        }
+        snprintf(topic, sizeof topic, "tournament/%s", route_param(&req->match, "id"));
+        api_events_stream(req, topic, NULL);
+}
+
+/* An unknown tournament is a 404, not a stream that stays quiet. */
+void handle_tournament_events(struct api_request *req) {
         long long id;
+        int r;
 
         if (!id_param(req, "id", &id))
                 return;
-        snprintf(topic, sizeof topic, "tournament/%lld", id);
-        api_events_stream(req, topic, NULL);
+        const char *params[] = { route_param(&req->match, "id") };
+        r = store_query(req->deps->store, "SELECT 1 FROM tournaments WHERE id = $1", 1, params,
+                        on_tournament_exists, req);
+        if (r < 0)
+                reply_store_error(req, r);
 }
 
 static void on_recompute(void *userdata, const PGresult *res, const char *error) {

@@ -545,6 +545,7 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
         snprintf(path, sizeof path, "/v1/players/%lld/ratings?system=elo", (long long) champion);
         json_decref(get(path, 400));
         json_decref(get("/v1/leaderboards/chess", 404));
+        json_decref(get("/v1/tournaments/987654321/events", 404));
         get_numbers_checked("/v1/leaderboards/crash-pilot");
         snprintf(path, sizeof path, "/v1/players/%lld/ratings?game=crash-pilot", (long long) champion);
         get_numbers_checked(path);
