@@ -1,5 +1,6 @@
 /* tools/arbiterctl/output.c — see output.h. */
 #include <errno.h>
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +97,7 @@ void out_value(const json_t *v, char *buf, size_t size) {
                 /* a list of objects: as JSON */
                 __attribute__((fallthrough));
         case JSON_OBJECT: {
-                char *text = json_dumps(v, JSON_COMPACT);
+                char *text = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(DBL_DIG));
                 snprintf(buf, size, "%s", text ? text : "?");
                 free(text);
                 break;
@@ -258,7 +259,7 @@ int out_fields(const json_t *obj, const char *const *skip) {
 }
 
 int out_json(const json_t *j) {
-        if (json_dumpf(j, stdout, JSON_INDENT(2) | JSON_ENCODE_ANY) < 0)
+        if (json_dumpf(j, stdout, JSON_INDENT(2) | JSON_ENCODE_ANY | JSON_REAL_PRECISION(DBL_DIG)) < 0)
                 return -EIO;
         putchar('\n');
         return 0;

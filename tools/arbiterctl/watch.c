@@ -1,5 +1,6 @@
 /* tools/arbiterctl/watch.c — see watch.h. */
 #include <errno.h>
+#include <float.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,7 +55,7 @@ static void print_event(struct watch *w, const struct sse_event *ev) {
                 /* data that is not JSON goes as a string */
                 json_t *line = json_pack("{s:s, s:s, s:o}", "id", ev->id, "event", ev->name, "data",
                                          data ? json_incref(data) : json_string(ev->data));
-                char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+                char *text = line ? json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(DBL_DIG)) : NULL;
                 if (text)
                         printf("%s\n", text);
                 free(text);
