@@ -6,6 +6,7 @@
 # the README's pictures into DIR instead of testing.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+export PYTHONDONTWRITEBYTECODE=1     # leave no __pycache__ in the source tree
 if [[ -n ${ARBITER_WEB_SCREENSHOTS:-} ]]; then
     exec /usr/bin/python3 "$root/tests/web/run.py" --screenshots "$ARBITER_WEB_SCREENSHOTS"
 fi
