@@ -257,7 +257,8 @@ def a_station_shows_its_own_seat_only(w):
 def the_generic_renderer_shows_a_game_without_a_module(w):
     b, d, ref = w.browser, w.daemon, w.referee
     m = w.reflex
-    b.new_tab()
+    station = b.d.current_window_handle         # the last test's station stays open
+    b.d.switch_to.new_window("tab")
     b.open(f"{w.url}/table?table={w.table_b}")
     b.wait_js("return document.querySelector('.game-area[data-game=\"reflex\"] .generic-view');", "the generic view")
     b.wait_text("table.seat-table", "Ana")
@@ -271,6 +272,12 @@ def the_generic_renderer_shows_a_game_without_a_module(w):
     b.wait_js("const r = document.querySelector('table.seat-table tr[data-seat=\"1\"]'); return r && r.innerText.includes('1');",
               "Ana's score")
     d.post(f"/v1/matches/{m}/abort", {}, ref)
+    b.wait_text("#head", "Aborted")
+    # the station keeps its seat on screen when the match ends
+    b.d.switch_to.window(station)
+    b.wait_text("#head", "Aborted")
+    assert "refused" not in b.text("#seat"), b.text("#seat")
+    assert b.js("return document.querySelector('section.you [data-member=\"lucky\"]') !== null;")
 
 
 # ---- accessibility -----------------------------------------------------------

@@ -99,7 +99,9 @@ export class MatchFeed {
   }
 
   // The audience's own view.  Only a live match has one: a finished or
-  // aborted match answers 404 or 409, and the last view seen stays.
+  // aborted match answers 404 or 409, and the last view seen stays.  A
+  // station's token reads its seat only while the match is live, so a 403
+  // after a view was seen is the match ending too, not a token refused.
   async fetchView(base) {
     const { audience, seat } = this.opts;
     try {
@@ -107,7 +109,7 @@ export class MatchFeed {
       if (audience === "referee") return (await api.get(`${base}/referee`)).view;
       return null;      // the public view comes with the match
     } catch (e) {
-      if (e.status === 404 || e.status === 409) return null;
+      if (e.status === 404 || e.status === 409 || (e.status === 403 && this.view)) return null;
       throw e;
     }
   }
