@@ -92,6 +92,10 @@ void api_match_store_failed(struct api_request *req, int r);
 json_t *api_match_resource(struct matches *reg, json_t *row);
 /* Replies with the stored match (404 when there is none). */
 void api_match_reply(struct matches *reg, struct api_request *req, int64_t id, unsigned status);
+/* Whether a seat token's match is id: the match it was made for, or a
+ * live match at its table (a station's token; a station reads and acts
+ * only while the match is live).  False for any other token. */
+bool api_match_own(struct api_request *req, int64_t id);
 /* Whether the request's token may act on match id (a seat token only on
  * its own match, or on a live match at its own table; a display token
  * never): true, or false after replying 401 or 403. */

@@ -30,10 +30,7 @@ void api_match_store_failed(struct api_request *req, int r) {
                                   strerror(-r));
 }
 
-/* A seat token's match is its own: the match it was made for, or one
- * played at its table (a station's token).  The table is the live
- * match's: a station reads and acts only while the match is live. */
-static bool own_match(struct api_request *req, int64_t id) {
+bool api_match_own(struct api_request *req, int64_t id) {
         const struct match *m;
 
         if (req->role != AUTH_ROLE_SEAT)
@@ -45,7 +42,7 @@ static bool own_match(struct api_request *req, int64_t id) {
 }
 
 bool api_match_may_act(struct api_request *req, int64_t id) {
-        if (req->role >= AUTH_ROLE_REFEREE || own_match(req, id))
+        if (req->role >= AUTH_ROLE_REFEREE || api_match_own(req, id))
                 return true;
         if (req->role == AUTH_ROLE_NONE)
                 api_reply_problem(req, MHD_HTTP_UNAUTHORIZED, "this needs a referee's token, or the seat token of "
@@ -58,7 +55,7 @@ bool api_match_may_act(struct api_request *req, int64_t id) {
 }
 
 bool api_match_may_see_seat(struct api_request *req, int64_t id, int seat) {
-        if (req->role >= AUTH_ROLE_REFEREE || (own_match(req, id) && req->token_seat == seat))
+        if (req->role >= AUTH_ROLE_REFEREE || (api_match_own(req, id) && req->token_seat == seat))
                 return true;
         if (req->role == AUTH_ROLE_NONE)
                 api_reply_problem(req, MHD_HTTP_UNAUTHORIZED, "a seat's view is private: it needs that seat's token "

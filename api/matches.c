@@ -23,7 +23,7 @@
 
 #define MATCH_SEAT_MAX  8               /* engine/engine.h ENG_MAX_SEATS */
 
-static const char *const match_states[] = { "ready", "running", "paused", "finished", "aborted" };
+static const char *const match_states[] = { "ready", "running", "paused", "provisional", "finished", "aborted" };
 
 /* The runtime, or a 503 when this daemon runs without one. */
 static struct matches *runtime(struct api_request *req) {
@@ -325,7 +325,8 @@ static void on_list(void *userdata, const PGresult *res, const char *error) {
 }
 
 void handle_matches_list(struct api_request *req) {
-        const char *state = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "state");
+        const char *state = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "state"),
+                   *order = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "order");
         char limit_s[NUM_MAX], after_s[NUM_MAX];
         long long limit, after;
         bool known = !state;
@@ -338,14 +339,20 @@ void handle_matches_list(struct api_request *req) {
                 known |= strcmp(state, match_states[i]) == 0;
         if (!known) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "state: must be ready, running, paused, finished or aborted");
+                                  "state: must be ready, running, paused, provisional, finished or aborted");
+                return;
+        }
+        if (order && strcmp(order, "asc") != 0 && strcmp(order, "desc") != 0) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "order: must be asc (oldest first, the default) or "
+                                  "desc (newest first)");
                 return;
         }
         if (!runtime(req) || !(c = read_ctx_new(req, 0)))
                 return;
         snprintf(limit_s, sizeof limit_s, "%lld", limit);
         snprintf(after_s, sizeof after_s, "%lld", after);
-        r = match_store_list(matches_store(c->reg), state, limit_s, after_s, on_list, c);
+        r = match_store_list(matches_store(c->reg), state, limit_s, after_s, order && strcmp(order, "desc") == 0,
+                             on_list, c);
         if (r < 0) {
                 free(c);
                 api_match_store_failed(req, r);
@@ -355,8 +362,15 @@ void handle_matches_list(struct api_request *req) {
 void handle_match_get(struct api_request *req) {
         long long id;
 
-        if (id_param(req, "id", &id) && runtime(req))
-                api_match_reply(req->deps->matches, req, id, MHD_HTTP_OK);
+        if (!id_param(req, "id", &id) || !runtime(req))
+                return;
+        /* A seat token reads its own match's public side (names, state) */
+        if (req->role == AUTH_ROLE_SEAT && !api_match_own(req, id)) {
+                api_reply_problem(req, MHD_HTTP_FORBIDDEN, "token \"%s\" is a seat's: it reads only its own match",
+                                  req->token_name);
+                return;
+        }
+        api_match_reply(req->deps->matches, req, id, MHD_HTTP_OK);
 }
 
 /* A match's events go on "match/<id>" (api/match_events.c). */

@@ -25,7 +25,7 @@ const struct route api_routes[] = {
         { "GET",    "/v1/games/{name}", handle_game_get,     AUTH_ROLE_DISPLAY, "one game" },
         { "GET",    "/v1/matches",     handle_matches_list,  AUTH_ROLE_DISPLAY, "matches, newest last; ?state= filters" },
         { "POST",   "/v1/matches",     handle_matches_create, AUTH_ROLE_REFEREE, "create a match: {game, table, players, seed, config, data, confirm}", "*" },
-        { "GET",    "/v1/matches/{id}", handle_match_get,    AUTH_ROLE_DISPLAY, "one match with its public view and result" },
+        { "GET",    "/v1/matches/{id}", handle_match_get,    AUTH_ROLE_SEAT, "one match with its public view and result (a seat token: its own match)" },
         { "GET",    "/v1/matches/{id}/seats/{seat}", handle_match_seat, AUTH_ROLE_SEAT, "what one player's screen shows (that seat's token or a referee's)" },
         { "GET",    "/v1/matches/{id}/seats/{seat}/events", handle_match_seat_events, AUTH_ROLE_SEAT, "one seat's live events, with its private fields (Server-Sent Events)" },
         { "POST",   "/v1/matches/{id}/seats/{seat}/token", handle_match_seat_token, AUTH_ROLE_REFEREE, "a token for one seat's station" },

@@ -12,6 +12,8 @@
 #include <microhttpd.h>
 
 #include "api/handlers.h"
+#include "api/sse.h"
+#include "common/log.h"
 #include "engine/engine.h"
 #include "hardware/padbus.h"
 #include "store/store.h"
@@ -197,6 +199,20 @@ static bool check_seat(struct api_request *req, size_t i, json_t *seat, uint32_t
 }
 
 /* The stored table, or a problem naming what the database refused. */
+/* "table_created" on the new table's topic, "table/<id>". */
+static void announce_table(struct api_request *req, json_t *t) {
+        char topic[TABLE_TOPIC_MAX];
+        json_int_t id = json_integer_value(json_object_get(t, "id"));
+
+        if (!req->deps->events)
+                return;
+        snprintf(topic, sizeof topic, "table/%lld", (long long) id);
+        if (sse_publish(req->deps->events, topic, "table_created",
+                        json_pack("{s:s, s:I, s:O}", "kind", "table_created", "table", id, "name",
+                                  json_object_get(t, "name"))) < 0)
+                log_warning("table %lld: cannot publish table_created", (long long) id);
+}
+
 static void on_table(void *userdata, const PGresult *res, const char *error) {
         struct api_request *req = userdata;
         json_t *t;
@@ -221,7 +237,13 @@ static void on_table(void *userdata, const PGresult *res, const char *error) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the database returned a table that is not JSON");
                 return;
         }
-        api_reply_json(req, strcmp(req->method, "POST") == 0 ? MHD_HTTP_CREATED : MHD_HTTP_OK, t);
+        if (strcmp(req->method, "POST") == 0) {
+                /* A scoreboard that follows the tables shows a new one at once. */
+                announce_table(req, t);
+                api_reply_json(req, MHD_HTTP_CREATED, t);
+        } else {
+                api_reply_json(req, MHD_HTTP_OK, t);
+        }
 }
 
 void handle_tables_create(struct api_request *req) {

@@ -60,10 +60,18 @@ int match_store_get(struct store *s, const char *id, store_result_fn cb, void *u
         return store_query(s, "SELECT " MATCH_JSON("m") " FROM matches m WHERE m.id = $1", 1, p, cb, userdata);
 }
 
-int match_store_list(struct store *s, const char *state, const char *limit, const char *after,
+int match_store_list(struct store *s, const char *state, const char *limit, const char *after, bool newest_first,
                      store_result_fn cb, void *userdata) {
         const char *p[] = { after, limit, state };
 
+        /* "after" is after in the list's order: newest first, the ids
+         * below it (0: from the newest). */
+        if (newest_first)
+                return store_query(s,
+                        "SELECT " MATCH_JSON("m") " FROM matches m "
+                        "WHERE ($1::bigint = 0 OR m.id < $1) AND ($3::text IS NULL OR m.state = $3) "
+                        "ORDER BY m.id DESC LIMIT $2",
+                        3, p, cb, userdata);
         return store_query(s,
                 "SELECT " MATCH_JSON("m") " FROM matches m WHERE m.id > $1 AND ($3::text IS NULL OR m.state = $3) "
                 "ORDER BY m.id LIMIT $2",

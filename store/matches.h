@@ -27,8 +27,10 @@ struct match_store_new {
 int match_store_insert_match(struct store *s, const struct match_store_new *m, store_result_fn cb,
                              void *userdata);
 int match_store_get(struct store *s, const char *id, store_result_fn cb, void *userdata);
-/* Rows of one column (the match), at most limit with id > after. */
-int match_store_list(struct store *s, const char *state, const char *limit, const char *after,
+/* Rows of one column (the match), at most limit, in id order after
+ * after; newest_first: in the reverse order, with ids below after (0: from
+ * the newest). */
+int match_store_list(struct store *s, const char *state, const char *limit, const char *after, bool newest_first,
                      store_result_fn cb, void *userdata);
 
 struct match_store_input {

@@ -77,8 +77,11 @@ static json_int_t new_match(json_int_t table) {
         json_t *m;
         json_int_t id;
 
-        snprintf(body, sizeof body, "{\"game\": \"reflex\", \"table\": %lld, \"players\": [\"Ana\", \"Ben\"]}",
-                 (long long) table);
+        if (table)
+                snprintf(body, sizeof body, "{\"game\": \"reflex\", \"table\": %lld, \"players\": [\"Ana\", "
+                         "\"Ben\"]}", (long long) table);
+        else
+                snprintf(body, sizeof body, "{\"game\": \"reflex\", \"players\": [\"Ana\", \"Ben\"]}");
         m = post("/v1/matches", referee_token, body, 201);
         id = json_integer_value(json_object_get(m, "id"));
         json_decref(m);
@@ -139,6 +142,11 @@ static void a_station_follows_its_seat_from_match_to_match(void **state) {
         /* a match at another table is not its own */
         json_int_t elsewhere = new_match(other);
         snprintf(path, sizeof path, "/v1/matches/%lld/seats/1", (long long) elsewhere);
+        json_decref(get(path, station, 403));
+        /* the match itself (names, state) is readable by its station, no other */
+        snprintf(path, sizeof path, "/v1/matches/%lld", (long long) m1);
+        json_decref(get(path, station, 200));
+        snprintf(path, sizeof path, "/v1/matches/%lld", (long long) elsewhere);
         json_decref(get(path, station, 403));
 
         /* it acts for its seat: seat 1 concedes and the match is over */
@@ -211,10 +219,41 @@ static void a_new_station_link_replaces_the_old_and_bad_requests_change_nothing(
         free(second);
 }
 
+/* A new table is announced, so that an open scoreboard shows it; match
+ * lists can be filtered by any state and read newest first. */
+static void tables_are_announced_and_matches_listed_newest_first(void **state) {
+        struct stream st;
+        json_int_t table, m1, m2;
+        json_t *j;
+        size_t at;
+        (void) state;
+
+        stream_open(&st, daemon_.url, "/v1/events?topic=table", NULL);
+        table = new_table(1);
+        at = wait_event(&st, 0, "table_created", NULL);
+        assert_int_equal(json_integer_value(json_object_get(st.events[at].data, "table")), table);
+        stream_close(&st);
+
+        m1 = new_match(0);
+        m2 = new_match(0);
+        j = get("/v1/matches?order=desc&limit=2", NULL, 200);
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(j, "items"), 0), "id")), m2);
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(j, "items"), 1), "id")), m1);
+        json_decref(j);
+        char path[128];
+        snprintf(path, sizeof path, "/v1/matches?order=desc&limit=1&after=%lld", (long long) m2);
+        j = get(path, NULL, 200);
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(j, "items"), 0), "id")), m1);
+        json_decref(j);
+        json_decref(get("/v1/matches?state=provisional", NULL, 200));
+        json_decref(get("/v1/matches?order=sideways", NULL, 400));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(a_station_follows_its_seat_from_match_to_match),
                 cmocka_unit_test(a_new_station_link_replaces_the_old_and_bad_requests_change_nothing),
+                cmocka_unit_test(tables_are_announced_and_matches_listed_newest_first),
         };
         return cmocka_run_group_tests_name("stations", tests, setup, teardown);
 }
