@@ -1412,11 +1412,30 @@ static const char *phase_name(enum cp_phase p) {
 }
 
 /* A card's face: what is printed on it. */
+/* What a card is called, on every screen and in every explanation alike
+ * (docs/games/crash-pilot.md, "Card names"): the rulebook draws its cards
+ * and names none, so the engine names them, once.  Eight of each, as many
+ * as a deck may have (CP_MAX_KINDS). */
+static const char *const object_names[CP_MAX_KINDS] = {
+        "circle", "square", "triangle", "star", "diamond", "cross", "heart", "hexagon",
+};
+static const char *const colour_names[CP_MAX_KINDS] = {
+        "red", "blue", "green", "yellow", "purple", "orange", "pink", "grey",
+};
+const char *cp_card_name(uint8_t card, char buf[static CP_CARD_NAME_MAX]) {
+        snprintf(buf, CP_CARD_NAME_MAX, "%s %s", colour_names[CP_CARD_COLOUR(card)], object_names[CP_CARD_OBJECT(card)]);
+        return buf;
+}
+
 static int face_visit(uint8_t card, const struct eng_visitor *v, void *ctx) {
+        char name[CP_CARD_NAME_MAX];
         int r = v->integer(ctx, "object", CP_CARD_OBJECT(card));
 
         if (r >= 0)
                 r = v->integer(ctx, "colour", CP_CARD_COLOUR(card));
+        cp_card_name(card, name);
+        if (r >= 0)
+                r = v->string(ctx, ENG_CARD_NAME, name);
         return r;
 }
 

@@ -63,6 +63,12 @@
 #define CP_CARD_COLOUR(id)      ((unsigned) (id) & 7u)
 #define CP_CARD_COPY(id)        ((unsigned) (id) >> 6)
 
+/* What a card is called on every screen and in every explanation: "<colour>
+ * <object>", "red star" (docs/games/crash-pilot.md, "Card names"); its
+ * face's "name".  Returns buf. */
+#define CP_CARD_NAME_MAX        24      /* "purple hexagon" and a NUL, with room */
+const char *cp_card_name(uint8_t card, char buf[static CP_CARD_NAME_MAX]);
+
 /* Where a face-up card came from, besides a seat's own stack (>= 0). */
 #define CP_FROM_NEUTRAL         (-1)    /* the neutral deck */
 #define CP_FROM_AGAIN           (-2)    /* the same card, shown again (resume, void) */

@@ -96,6 +96,8 @@
 /* Named score terms per seat, and in-game stages that deal teams anew. */
 #define ENG_MAX_TERMS           8
 #define ENG_MAX_STAGES          8
+/* The member of a card's face that names it in words (card_face). */
+#define ENG_CARD_NAME           "name"
 /* Room for one validation message naming its field. */
 #define ENG_ERROR_MAX           200
 #define ENG_FIELD_MAX           48
@@ -513,8 +515,10 @@ struct eng_game {
          * the match runs.  Always 0 for a created state. */
         int (*result)(const void *state, struct eng_result *ret);
         /* A card's face, by its handle, as an object's fields ("object": 2,
-         * ...); state is any state of the match.  0, -ENOENT for no such
-         * card, or the visitor's error.  NULL for a game without cards. */
+         * ...); state is any state of the match.  A string member
+         * ENG_CARD_NAME is the card in words ("red star"): explanations say
+         * it, and screens show it.  0, -ENOENT for no such card, or the
+         * visitor's error.  NULL for a game without cards. */
         int (*card_face)(const void *state, uint32_t handle, const struct eng_visitor *v, void *ctx);
         /* The game's own pause in force ("zombie"), or NULL; NULL method: the
          * game has none.  Independent of the operator's pause. */

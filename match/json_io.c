@@ -323,6 +323,7 @@ static void seat_words(int64_t seat, char *buf, size_t len) {
 struct words {
         char *buf;
         size_t len, at;
+        char name[WORDS_MAX];           /* a card face's "name", when it has one */
 };
 
 static int w_put(struct words *w, const char *key, const char *value) {
@@ -342,7 +343,13 @@ static int w_int(void *ctx, const char *key, int64_t v) {
         return w_put(ctx, key, n);
 }
 static int w_bool(void *ctx, const char *key, bool v) { return w_put(ctx, key, v ? "yes" : "no"); }
-static int w_str(void *ctx, const char *key, const char *v) { return v ? w_put(ctx, key, v) : 0; }
+static int w_str(void *ctx, const char *key, const char *v) {
+        struct words *w = ctx;
+
+        if (v && key && strcmp(key, ENG_CARD_NAME) == 0)
+                snprintf(w->name, sizeof w->name, "%s", v);
+        return v ? w_put(ctx, key, v) : 0;
+}
 
 static const struct eng_visitor words_visitor = {
         .object_begin = w_skip, .object_end = w_end, .array_begin = w_skip, .array_end = w_end,
@@ -393,6 +400,8 @@ static void one_words(const struct eng_game *g, const void *state, const struct 
         case ENG_T_CARD:
                 if (!state || !g->card_face || g->card_face(state, (uint32_t) v, &words_visitor, &w) < 0 || !w.at)
                         snprintf(buf, len, "card %08x", (unsigned) v);
+                else if (w.name[0])
+                        snprintf(buf, len, "the %.*s", (int) (len > 8 ? len - 8 : 0), w.name);   /* it names itself */
                 else {
                         char face[WORDS_MAX];
                         size_t n = strlen(buf) < sizeof face - 1 ? strlen(buf) : sizeof face - 1;

@@ -1938,11 +1938,12 @@ static void views_show_each_audience_what_it_may_see(void **state) {
         snprintf(want, sizeof want,
                  "{\"game\":\"crash-pilot\",\"audience\":\"public\",\"status\":\"running\",\"phase\":\"showing\","
                  "\"seats\":2,\"deck\":{\"objects\":6,\"colours\":6,\"copies\":2},"
-                 "\"rows\":[[{\"handle\":\"%s\",\"object\":0,\"colour\":0}],",
+                 "\"rows\":[[{\"handle\":\"%s\",\"object\":0,\"colour\":0,\"name\":\"red circle\"}],",
                  handle_text(h, &m.st, C(0, 0)));
         assert_non_null(strstr(j.buf, want));
         snprintf(want, sizeof want,
-                 "\"face_up\":{\"handle\":\"%s\",\"object\":0,\"colour\":1,\"source\":\"neutral\",\"seat\":null}",
+                 "\"face_up\":{\"handle\":\"%s\",\"object\":0,\"colour\":1,\"name\":\"blue circle\",\"source\":\"neutral\","
+                 "\"seat\":null}",
                  handle_text(h, &m.st, C(0, 1)));
         assert_non_null(strstr(j.buf, want));
         assert_non_null(strstr(j.buf, "\"window\":{\"id\":1,\"opened_us\":1000000000,"
@@ -1960,7 +1961,7 @@ static void views_show_each_audience_what_it_may_see(void **state) {
         assert_non_null(strstr(j.buf, "\"next\":{\"source\":\"stack\",\"seat\":1,\"at_us\":"));
         snprintf(want, sizeof want,
                  "\"last_call\":{\"seat\":1,\"call\":3,\"call_name\":\"row 3\",\"verdict\":\"correct\","
-                 "\"reaction_us\":250000,\"card\":{\"handle\":\"%s\",\"object\":0,\"colour\":1}}",
+                 "\"reaction_us\":250000,\"card\":{\"handle\":\"%s\",\"object\":0,\"colour\":1,\"name\":\"blue circle\"}}",
                  handle_text(h, &m.st, C(0, 1)));
         assert_non_null(strstr(j.buf, want));
         assert_non_null(strstr(j.buf, "\"you\":{\"seat\":1,\"cards_left\":13,"));
@@ -2106,6 +2107,27 @@ static void cards_are_named_by_their_handle_in_every_view_and_event(void **state
         assert_true(cc.view_handles > 1000);
 }
 
+/* Decision "Card names": every card of the largest deck has a name of
+ * its own, "<colour> <object>", the same wherever it is shown. */
+static void every_card_has_a_name_of_its_own(void **state) {
+        char names[CP_MAX_KINDS * CP_MAX_KINDS][CP_CARD_NAME_MAX];
+        size_t n = 0;
+
+        (void) state;
+        assert_string_equal(cp_card_name(CP_CARD(0, 3, 0), names[0]), "red star");
+        assert_string_equal(cp_card_name(CP_CARD(3, 7, 7), names[0]), "grey hexagon");
+        for (unsigned o = 0; o < CP_MAX_KINDS; o++)
+                for (unsigned c = 0; c < CP_MAX_KINDS; c++, n++) {
+                        cp_card_name(CP_CARD(0, o, c), names[n]);
+                        assert_non_null(strchr(names[n], ' '));         /* a colour, then an object */
+                        /* every copy has its card's name */
+                        char copy[CP_CARD_NAME_MAX];
+                        assert_string_equal(cp_card_name(CP_CARD(CP_MAX_COPIES - 1, o, c), copy), names[n]);
+                        for (size_t k = 0; k < n; k++)
+                                assert_string_not_equal(names[k], names[n]);
+                }
+}
+
 /* A handle names one card of one match: cp_card_of inverts cp_handle on
  * the deck, names nothing for anything else, another seed gives every card
  * another handle, and card_face shows the face a handle stands for. */
@@ -2115,7 +2137,7 @@ static void handles_name_cards_of_this_match_only(void **state) {
         uint32_t handles[CP_MAX_CARDS];
         size_t n = 0;
         struct tj j;
-        char want[64];
+        char want[96], name[CP_CARD_NAME_MAX];
 
         (void) state;
         config(&cfg, 0);
@@ -2136,8 +2158,8 @@ static void handles_name_cards_of_this_match_only(void **state) {
                 assert_int_equal(cp_card_of(&a, h, &card), 0);
                 assert_int_equal(card, id);
                 assert_int_equal(cp_game.card_face(&a, h, &tj_visitor, &j), 0);
-                snprintf(want, sizeof want, "{\"object\":%u,\"colour\":%u}", CP_CARD_OBJECT(id),
-                         CP_CARD_COLOUR(id));
+                snprintf(want, sizeof want, "{\"object\":%u,\"colour\":%u,\"name\":\"%s\"}", CP_CARD_OBJECT(id),
+                         CP_CARD_COLOUR(id), cp_card_name(id, name));
                 assert_string_equal(tj_finish(&j), want);
                 /* another match's handle for it names nothing here, or
                  * another card: never this one */
@@ -2474,6 +2496,7 @@ int main(void) {
                 cmocka_unit_test(state_hash_sees_every_card_and_only_live_data),
                 cmocka_unit_test(cards_are_named_by_their_handle_in_every_view_and_event),
                 cmocka_unit_test(handles_name_cards_of_this_match_only),
+                cmocka_unit_test(every_card_has_a_name_of_its_own),
                 cmocka_unit_test(perturbing_hidden_cards_changes_nothing_anyone_sees),
                 cmocka_unit_test(void_call_after_perturbing_hidden_cards_still_restores_the_table),
                 cmocka_unit_test(event_slots_are_where_the_field_tables_put_them),

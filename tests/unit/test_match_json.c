@@ -589,7 +589,8 @@ static void check_face(const struct eng_game *g, const void *state, json_t *card
                 assert_int_equal(cp_card_of(state, (uint32_t) handle, &id), 0);
                 assert_int_equal(num(card, "object"), CP_CARD_OBJECT(id));
                 assert_int_equal(num(card, "colour"), CP_CARD_COLOUR(id));
-                assert_int_equal(json_object_size(card), 3);
+                assert_non_null(strstr(str(card, "name"), " "));
+                assert_int_equal(json_object_size(card), 4);
         } else {
                 assert_int_equal(num(card, "rank"), handle % 13 + 1);
                 assert_string_equal(str(card, "suit"), tg_suits[handle / 13 % 4]);
@@ -2447,7 +2448,7 @@ static void cp_check_outputs(const struct cp_match *m) {
 static void crash_pilot_outputs(void **state) {
         struct cp_match *m = test_malloc(sizeof *m);
         const struct eng_output *o;
-        char want[512], hex[9];
+        char want[512], hex[9], name[CP_CARD_NAME_MAX];
         uint8_t card;
         int call;
 
@@ -2460,9 +2461,9 @@ static void crash_pilot_outputs(void **state) {
         snprintf(hex, sizeof hex, "%08" PRIx32, cp_handle(&m->st, card));
         snprintf(want, sizeof want,
                  "{\"kind\": \"card_revealed\", \"seat\": null, \"at_us\": %" PRId64 ","
-                 " \"card\": {\"handle\": \"%s\", \"object\": %u, \"colour\": %u},"
+                 " \"card\": {\"handle\": \"%s\", \"object\": %u, \"colour\": %u, \"name\": \"%s\"},"
                  " \"source\": \"neutral\", \"source_seat\": null, \"reveal\": 1}",
-                 T0_US, hex, CP_CARD_OBJECT(card), CP_CARD_COLOUR(card));
+                 T0_US, hex, CP_CARD_OBJECT(card), CP_CARD_COLOUR(card), cp_card_name(card, name));
         assert_int_equal(o->seat, ENG_SEAT_TABLE);
         assert_json_new(match_json_output(&cp_game, &m->st, o, &match_public, NULL), want);
         /* the handle is no card id: the face is the card's, the handle not its id */
@@ -2482,9 +2483,9 @@ static void crash_pilot_outputs(void **state) {
         snprintf(want, sizeof want,
                  "{\"kind\": \"call_judged\", \"seat\": 2, \"at_us\": %" PRId64 ", \"call\": %d, \"call_name\": \"%s\","
                  " \"verdict\": \"wrong\", \"reaction_us\": %d, \"window\": 1,"
-                 " \"card\": {\"handle\": \"%s\", \"object\": %u, \"colour\": %u}}",
+                 " \"card\": {\"handle\": \"%s\", \"object\": %u, \"colour\": %u, \"name\": \"%s\"}}",
                  m->now, call, eng_call_name(&cp_game, call), REACTION_US, hex, CP_CARD_OBJECT(card),
-                 CP_CARD_COLOUR(card));
+                 CP_CARD_COLOUR(card), cp_card_name(card, name));
         assert_json_new(match_json_output(&cp_game, &m->st, o, &seat_reader[0], NULL), want);
         o = cp_output(m, &cp_ev_chip_given);
         snprintf(want, sizeof want, "{\"kind\": \"chip_given\", \"seat\": 2, \"at_us\": %" PRId64 ", \"chips\": 1}",
@@ -2568,14 +2569,14 @@ static void explain_crash_pilot_outputs(void **state) {
                         "[\"Seat 2 calls row 3: wrong.\","
                         " \"Seat 1 calls doesn't fit: too late.\","
                         " \"Seat 5 calls an unknown call: not allowed.\","
-                        " \"A card is turned up from the neutral deck: the card (object 3, colour 1).\","
-                        " \"A card is turned up from their own stack: the card (object 3, colour 1).\","
-                        " \"The card (object 3, colour 1) goes into row 4.\","
-                        " \"The card (object 3, colour 1) goes under the neutral deck as nobody called it.\","
+                        " \"A card is turned up from the neutral deck: the blue star.\","
+                        " \"A card is turned up from their own stack: the blue star.\","
+                        " \"The blue star goes into row 4.\","
+                        " \"The blue star goes under the neutral deck as nobody called it.\","
                         " \"Seat 1 and seat 3 called at the same time: a tiebreak among them.\","
                         " \"Seat 3 takes a red chip (2 now).\","
                         " \"Seat 3 has three chips and is out.\","
-                        " \"Nobody called the card (object 3, colour 1) in time.\","
+                        " \"Nobody called the blue star in time.\","
                         " \"The referee undoes the resolution of input #12.\","
                         " \"The match starts.\","
                         " \"The match is over; seat 2 wins.\","

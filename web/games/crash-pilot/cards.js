@@ -1,19 +1,24 @@
 // web/games/crash-pilot/cards.js — Crash Pilot's cards on screen.
 //
 // The engine numbers a card's object and colour from 0 (up to 8 of each,
-// docs/games/crash-pilot.md "The deck") and names cards by opaque handles.
-// A screen needs names and a look: each object is drawn as a shape and
-// named, each colour is a fill and named, and the name is always written
-// under the shape, so colour is never the only cue (and a card reads the
-// same to a screen reader: the figure's accessible name is the caption).
+// docs/games/crash-pilot.md "The deck"), names each card ("name": "red
+// star", the same words the referee's explanations use; "Card names") and
+// points to cards by opaque handles.  A screen needs a look: each object
+// is drawn as a shape, each colour is a fill, and the name is always
+// written under the shape, so colour is never the only cue (and a card
+// reads the same to a screen reader: the figure's accessible name is the
+// caption).  The lists below must follow the engine's order of objects and
+// colours: they pick the shape and the fill, and the engine's name wins.
 import { h } from "../../js/lib/dom.js";
 
 export const COLOURS = ["red", "blue", "green", "yellow", "purple", "orange", "pink", "grey"];
 export const OBJECTS = ["circle", "square", "triangle", "star", "diamond", "cross", "heart", "hexagon"];
 
-// "red star"; an object or colour beyond the names (a future deck) by number.
+// "red star": the engine's name; without one (an older server), from the
+// lists, and an object or colour beyond them by number.
 export function cardName(card) {
   if (!card) return "no card";
+  if (typeof card.name === "string" && card.name) return card.name;
   const colour = COLOURS[card.colour] || `colour ${card.colour}`;
   const object = OBJECTS[card.object] || `object ${card.object}`;
   return `${colour} ${object}`;
