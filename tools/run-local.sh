@@ -1,70 +1,120 @@
 #!/usr/bin/env bash
-# tools/run-local.sh BUILD_DIR — what `make run` does.
+# tools/run-local.sh BUILD_DIR — what `make run` does (BUILD_DIR: the checkout's build/,
+# or any directory with the binaries).
 #
 # Keeps a PostgreSQL cluster under ./var/pg (created on first run, reused
-# after), uses the session bus or starts a private dbus-daemon, creates an
-# admin token once (./var/admin.token), starts a simulated venue — two
-# tables of pads, each an arbiter-padsim on its own pty with bots pressing
-# — and runs arbiterd in the foreground on 127.0.0.1:8080.  Ctrl-C stops
-# arbiterd, then what this script started.
+# after), starts a D-Bus session bus of its own at ./var/bus (so that
+# `busctl --address=unix:path=var/bus` always finds arbiterd), creates an
+# admin token once (./var/admin.token), starts a simulated venue — two tables
+# of pads, each an arbiter-padsim on its own pty — and runs arbiterd on
+# 127.0.0.1:8080.  Once arbiterd answers it creates the venue's tables if they
+# are not there yet: table-a (four button pads), where arbiter-bots keep a
+# Crash Pilot match going and play it as people would (docs/bots.md), and
+# table-b (three button pads and a slap pad, for Crazy Pilot, which does not
+# exist yet: its pads are connected and idle).
+#
+# arbiterd is supervised as systemd's unit would have it (Restart=on-failure,
+# RestartSec=2s, RestartPreventExitStatus=65 78): when it dies it is started
+# again, with a message, and the database and the venue stay up.  Ctrl-C (or
+# SIGTERM to this script) stops arbiterd gracefully, then everything this
+# script started, by pid.  Every child runs in a session of its own, so that
+# the terminal's Ctrl-C reaches this script only and the order holds.
+#
+# As root, PostgreSQL runs as the postgres user, who must be able to reach
+# its data directory.  When it cannot reach ./var (a checkout under /root,
+# mode 0700) the cluster lives in /var/lib/arbiter-make-run/<checkout>/pg
+# and var/pg is a link to it.
+#
+# Environment: ARBITER_LISTEN (default 127.0.0.1:8080); ARBITER_RUN_DIR
+# instead of ./var; ARBITER_DSN, a database to use instead of the cluster
+# under var/pg (the tests give theirs); ARBITER_BOTS_OPTIONS, more options
+# for the bots (e.g. "--error-pct 25").
 set -euo pipefail
 
 build=${1:?usage: tools/run-local.sh BUILD_DIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
-var="$root/var"
+var=${ARBITER_RUN_DIR:-$root/var}
 pg="$var/pg"
 listen=${ARBITER_LISTEN:-127.0.0.1:8080}
-daemon="$root/$build/arbiterd"
-padsim="$root/$build/arbiter-padsim"
-dbus_pid=
-sim_pids=()
+url="http://$listen"
+[[ $build == /* ]] || build="$root/$build"
+daemon="$build/arbiterd"
+padsim="$build/arbiter-padsim"
+bots="$build/arbiter-bots"
+
+# systemd/arbiterd.service: RestartSec=2s, RestartPreventExitStatus=65 78.
+RESTART_SEC=2
+EX_DATAERR=65
+EX_CONFIG=78
+# How long arbiterd may take to answer before the tables are given up on
+# (it binds HTTP at once; the database may take a while the first time).
+READY_TIMEOUT_S=60
+POLL_S=0.1
 
 mkdir -p "$var"
 chmod 0755 "$var"
 
+own_pg=
+[[ -z ${ARBITER_DSN:-} ]] && own_pg=1
+dbus_pid=
+daemon_pid=
+tables_pid=
+sim_pids=()
+bots_pids=()
+stopping=
+
+# Stops a child by pid and reaps it.
+stop_pid() {
+    [[ -n $1 ]] || return 0
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+
 cleanup() {
     trap - EXIT INT TERM
-    for pid in "${sim_pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-    if [[ -n $dbus_pid ]]; then kill "$dbus_pid" 2>/dev/null || true; wait "$dbus_pid" 2>/dev/null || true; fi
-    echo "stopping PostgreSQL (data kept in var/pg)" >&2
-    "$root/tools/pgcluster" "$pg" stop || true
+    stopping=1
+    if [[ -n $daemon_pid ]]; then
+        echo "stopping arbiterd (pid $daemon_pid)" >&2
+        stop_pid "$daemon_pid"
+    fi
+    stop_pid "$tables_pid"
+    for pid in "${bots_pids[@]}" "${sim_pids[@]}"; do stop_pid "$pid"; done
+    stop_pid "$dbus_pid"
+    if [[ -n $own_pg ]]; then
+        echo "stopping PostgreSQL (data kept in var/pg)" >&2
+        "$root/tools/pgcluster" "$pg" stop || true
+    fi
 }
 trap cleanup EXIT
-trap 'exit 130' TERM
-# Ctrl-C reaches arbiterd too (same process group) and it stops gracefully;
-# this script only has to survive it to clean up afterwards.
-trap ':' INT
-
-"$root/tools/pgcluster" "$pg" init
-"$root/tools/pgcluster" "$pg" start
-
-# The session bus if there is one we can reach, otherwise our own.
-if [[ -z ${DBUS_SESSION_BUS_ADDRESS:-} ]] || ! busctl --user status >/dev/null 2>&1; then
-    rm -f "$var/bus"
-    dbus-daemon --session --nofork --nopidfile --address="unix:path=$var/bus" 2>>"$var/dbus.log" &
-    dbus_pid=$!
-    for _ in $(seq 100); do [[ -S $var/bus ]] && break; sleep 0.05; done
-    export DBUS_SESSION_BUS_ADDRESS="unix:path=$var/bus"
-fi
-
-# The simulated venue: table A has four button pads (Crash Pilot), table B
-# three button pads and a slap pad (Crazy Pilot).  Bots press after
-# human-like reaction times; clocks are offset and drift as real ones do.
-mkdir -p "$var/pads"
-start_table() {     # name, padsim options...
-    local name=$1; shift
-    "$padsim" --link "$var/pads/$name" --bots --quiet "$@" \
-        >"$var/pads/$name.out" 2>"$var/pads/$name.log" &
-    sim_pids+=($!)
+# Ctrl-C or SIGTERM: stop arbiterd gracefully (one SIGTERM: a second one would
+# make it stop without waiting); the loop below then ends and cleanup runs.
+on_signal() {
+    stopping=1
+    if [[ -n $daemon_pid ]]; then kill -TERM "$daemon_pid" 2>/dev/null || true; fi
 }
-start_table table-a --kinds buttons,buttons,buttons,buttons --uid-base 0xa000 \
-    --offset-us 1200,-800,30000,-45000 --drift-ppm 20,-35,60,-80 --jitter-us 300
-start_table table-b --kinds buttons,buttons,buttons,slap --uid-base 0xb000 \
-    --offset-us -5000,12000,700,-22000 --drift-ppm -10,45,-70,90 --jitter-us 300
-for _ in $(seq 100); do [[ -L $var/pads/table-a && -L $var/pads/table-b ]] && break; sleep 0.05; done
+trap on_signal INT TERM
 
-export ARBITER_PADS="$var/pads/table-a $var/pads/table-b"
-export ARBITER_DSN=$("$root/tools/pgcluster" "$pg" dsn)
+# --- PostgreSQL ---------------------------------------------------------------
+if [[ -n $own_pg ]]; then
+    if [[ $(id -u) -eq 0 && ! -e $pg ]] && ! runuser -u postgres -- test -x "$var" 2>/dev/null; then
+        data="/var/lib/arbiter-make-run/$(printf '%s' "$var" | sha256sum | cut -c1-16)/pg"
+        mkdir -p "$(dirname "$data")"
+        ln -s "$data" "$pg"
+        echo "PostgreSQL's data goes to $data (var/pg links there): the postgres user cannot reach $var" >&2
+    fi
+    "$root/tools/pgcluster" "$pg" init
+    "$root/tools/pgcluster" "$pg" start
+    ARBITER_DSN=$("$root/tools/pgcluster" "$pg" dsn)
+fi
+export ARBITER_DSN
+
+# --- D-Bus: a session bus of our own ------------------------------------------------
+rm -f "$var/bus"
+setsid dbus-daemon --session --nofork --nopidfile --address="unix:path=$var/bus" 2>>"$var/dbus.log" &
+dbus_pid=$!
+for _ in $(seq 100); do [[ -S $var/bus ]] && break; sleep 0.05; done
+export DBUS_SESSION_BUS_ADDRESS="unix:path=$var/bus"
+
 export ARBITER_LISTEN=$listen
 export ARBITER_BUS=session
 export ARBITER_MIGRATIONS="$root/migrations"
@@ -75,27 +125,131 @@ if [[ ! -s $var/admin.token ]]; then
     (umask 077; "$daemon" --create-token admin "make-run-admin" >"$var/admin.token")
 fi
 
+# --- The simulated venue --------------------------------------------------------
+# Table A: four button pads (Crash Pilot), played by arbiter-bots through the
+# FIFO table-a.presses, padsim's script.  Table B: three button pads and a slap
+# pad (Crazy Pilot), idle.  Clocks are offset and drift as real ones do.
+mkdir -p "$var/pads"
+start_padsim() {     # name, its stdin, padsim options...
+    local name=$1 input=$2; shift 2
+    # the redirections are the child's: opening a FIFO blocks until its other end opens
+    setsid "$padsim" --link "$var/pads/$name" --quiet "$@" \
+        <"$input" >"$var/pads/$name.out" 2>"$var/pads/$name.log" &
+    sim_pids+=($!)
+}
+presses="$var/pads/table-a.presses"
+[[ -p $presses ]] || { rm -f "$presses"; mkfifo "$presses"; }
+start_padsim table-a "$presses" --kinds buttons,buttons,buttons,buttons --uid-base 0xa000 \
+    --offset-us 1200,-800,30000,-45000 --drift-ppm 20,-35,60,-80 --jitter-us 300 --script -
+# shellcheck disable=SC2086  # ARBITER_BOTS_OPTIONS is a list of options
+setsid "$bots" --url "$url" --table table-a --uid-base 0xa000 --pads 4 --keep-playing \
+    --token-file "$var/admin.token" --state "$var/pads/table-a.bots.state" ${ARBITER_BOTS_OPTIONS:-} \
+    >"$presses" 2>"$var/pads/table-a.bots.log" &
+bots_pids+=($!)
+start_padsim table-b /dev/null --kinds buttons,buttons,buttons,slap --uid-base 0xb000 \
+    --offset-us -5000,12000,700,-22000 --drift-ppm -10,45,-70,90 --jitter-us 300
+for _ in $(seq 100); do [[ -L $var/pads/table-a && -L $var/pads/table-b ]] && break; sleep 0.05; done
+export ARBITER_PADS="$var/pads/table-a $var/pads/table-b"
+
+# The tables, created once arbiterd takes requests (kept in the database, so
+# only on the first run).  A pad id is its uid in 16 hex digits.
+table_a='{"name": "table-a", "seats": [{"seat": 1, "pad": "000000000000a000"}, {"seat": 2, "pad": "000000000000a001"},
+          {"seat": 3, "pad": "000000000000a002"}, {"seat": 4, "pad": "000000000000a003"}]}'
+table_b='{"name": "table-b", "seats": [{"seat": 1, "pad": "000000000000b000"}, {"seat": 2, "pad": "000000000000b001"},
+          {"seat": 3, "pad": "000000000000b002"}]}'
+create_tables() {
+    local auth deadline=$((SECONDS + READY_TIMEOUT_S)) spec name
+    auth="Authorization: Bearer $(cat "$var/admin.token")"
+    until curl -sf "$url/v1/status" 2>/dev/null | jq -e '.tokens.loaded' >/dev/null; do
+        if ((SECONDS > deadline)); then
+            echo "arbiterd did not answer at $url within $READY_TIMEOUT_S s: the venue's tables are not created" >&2
+            return 1
+        fi
+        sleep "$POLL_S"
+    done
+    for spec in "$table_a" "$table_b"; do
+        name=$(jq -r .name <<<"$spec")
+        if curl -sf "$url/v1/tables?limit=1000" | jq -e --arg n "$name" '.items | any(.name == $n)' >/dev/null; then
+            continue
+        fi
+        curl -sf -H "$auth" -H 'Content-Type: application/json' -d "$spec" "$url/v1/tables" |
+            jq -r '"created \(.name) (table \(.id)) with \(.seats | length) seats"' >&2
+    done
+    echo "venue ready: table-a and table-b at $url/v1/tables" >&2
+}
+
 cat <<MSG
 
-  arbiterd is starting on http://$listen  (Ctrl-C stops it and the database)
+  arbiterd is starting on $url  (Ctrl-C stops it and the database)
 
-    health        curl http://$listen/v1/health
-    API routes    curl http://$listen/v1
-    pads          curl http://$listen/v1/pads      (two simulated tables, bots pressing)
-    presses       curl http://$listen/v1/presses   (in pad-time order)
-    live events   curl -N http://$listen/v1/events
+    health        curl $url/v1/health
+    API routes    curl $url/v1
+    pads          curl $url/v1/pads      (two simulated tables)
+    tables        curl $url/v1/tables    (table-a: Crash Pilot, played by bots;
+                  table-b: for Crazy Pilot, idle)
+    matches       curl '$url/v1/matches?state=running'   (the bots' match at table-a)
+    presses       curl $url/v1/presses   (in pad-time order)
+    live events   curl -N $url/v1/events
     admin token   var/admin.token  — e.g.
-                  curl -H "Authorization: Bearer \$(cat var/admin.token)" http://$listen/v1/tokens
-    tournaments   curl http://$listen/v1/tournaments   (a club night step by step:
+                  curl -H "Authorization: Bearer \$(cat var/admin.token)" $url/v1/tokens
+    tournaments   curl $url/v1/tournaments   (a club night step by step:
                   docs/running-a-tournament.md)
-    D-Bus         DBUS_SESSION_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS \\
-                  busctl --user introspect org.arbiter.Arbiter1 /org/arbiter/Arbiter1
+    D-Bus         busctl --address=$DBUS_SESSION_BUS_ADDRESS \\
+                  introspect org.arbiter.Arbiter1 /org/arbiter/Arbiter1
     database      tools/pgcluster var/pg psql
+    bots          var/pads/table-a.bots.log (who won, and how)
 
 MSG
 
-# Not exec: the cleanup above must run after arbiterd exits.  Ctrl-C reaches
-# arbiterd directly (same process group); it stops gracefully.
-rc=0
-"$daemon" || rc=$?
-exit "$rc"
+# --- arbiterd, supervised ----------------------------------------------------------
+start_daemon() {
+    setsid "$daemon" &
+    daemon_pid=$!
+    # a signal that came before daemon_pid was set found nothing to stop
+    if [[ -n $stopping ]]; then kill -TERM "$daemon_pid" 2>/dev/null || true; fi
+}
+
+# The exit status of daemon_pid, once it has exited.  wait returns early (>128)
+# when a trapped signal arrives: then the daemon is stopping, wait again.
+wait_daemon() {
+    local rc=0
+    wait "$daemon_pid" 2>/dev/null || rc=$?
+    while kill -0 "$daemon_pid" 2>/dev/null; do
+        rc=0
+        wait "$daemon_pid" 2>/dev/null || rc=$?
+    done
+    return "$rc"
+}
+
+start_daemon
+create_tables &
+tables_pid=$!
+while :; do
+    rc=0
+    wait_daemon || rc=$?
+    pid=$daemon_pid
+    daemon_pid=
+    [[ -n $stopping ]] && break
+    if ((rc == 0)); then
+        echo "arbiterd (pid $pid) exited with status 0: stopping the venue and the database" >&2
+        break
+    fi
+    if ((rc == EX_DATAERR || rc == EX_CONFIG)); then
+        echo "arbiterd (pid $pid) exited with status $rc, which a restart cannot cure (systemd would not" \
+             "restart it either): stopping" >&2
+        exit "$rc"
+    fi
+    if ((rc > 128)); then
+        why="was killed by SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))"
+    else
+        why="exited with status $rc"
+    fi
+    echo "arbiterd (pid $pid) $why; restarting it in $RESTART_SEC s, as systemd would (Ctrl-C stops everything)" >&2
+    sleep "$RESTART_SEC" &
+    sleep_pid=$!
+    wait "$sleep_pid" || true
+    stop_pid "$sleep_pid"
+    [[ -n $stopping ]] && break
+    start_daemon
+done
+exit 0

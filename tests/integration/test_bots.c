@@ -7,7 +7,8 @@
  *   - always wrong (--error-pct 100), a match ends by eliminations: the
  *     winner is the last one still in, holding cards;
  *   - a match a referee starts at the table takes it over: the bots abort
- *     the one they host and play the referee's;
+ *     the one they host — also when they were started again meanwhile, from
+ *     their --state file — and play the referee's;
  *   - after kill -9 and a restart of the daemon they reconnect and play on.
  *
  * The test follows the bots by the lines they log (a match begins, a match
@@ -46,7 +47,7 @@ static const char *const pad_ids[N_PADS] = {
 
 static struct daemon_proc daemon_;
 static struct padsim_proc sim;
-static char *link_path, *config_path, *token_path, *table_name, *referee_token;
+static char *link_path, *config_path, *token_path, *state_path, *table_name, *referee_token;
 static json_int_t table_id;
 static pid_t bots_pid, live_bots[MAX_BOTS];
 static char bots_log[256];
@@ -103,6 +104,7 @@ static void bots_start(const char *error_pct) {
                 dup2(log, STDERR_FILENO);
                 const char *argv[] = { bin, "--url", daemon_.url, "--table", table_name, "--uid-base", UID_BASE,
                                        "--pads", "4", "--keep-playing", "--token-file", token_path,
+                                       "--state", state_path,
                                        "--error-pct", error_pct, "--seed", "41", "--reaction-ms", "150",
                                        "--reaction-min-ms", "80", "--between-ms", "300",
                                        "--match-config", "{\"reveal\": {\"pause_ms\": 200}}", NULL };
@@ -203,6 +205,7 @@ static int setup(void **state) {
         assert_true(asprintf(&link_path, "%s/%s", harness_env("ARBITER_TEST_TMP"), unique_name("tty")) > 0);
         assert_true(asprintf(&config_path, "%s/%s.conf", harness_env("ARBITER_TEST_TMP"), unique_name("bots")) > 0);
         assert_true(asprintf(&token_path, "%s/%s.token", harness_env("ARBITER_TEST_TMP"), unique_name("bots")) > 0);
+        assert_true(asprintf(&state_path, "%s/%s.state", harness_env("ARBITER_TEST_TMP"), unique_name("bots")) > 0);
         table_name = strdup(unique_name("bots"));
         assert_non_null(f = fopen(config_path, "w"));
         fputs(config_text, f);
@@ -240,6 +243,7 @@ static int teardown(void **state) {
         free(link_path);
         free(config_path);
         free(token_path);
+        free(state_path);
         free(table_name);
         free(referee_token);
         return st == 0 ? 0 : -1;
@@ -320,10 +324,15 @@ static void a_match_started_at_the_table_takes_it_over(void **state) {
         (void) state;
 
         /* the bots host their next match; a referee pauses it (so that it
-         * cannot end meanwhile) and starts one of their own at the table */
+         * cannot end meanwhile) */
         json_int_t hosted = wait_line("at ", ": Ana, Ben, Cy, Dee", 2, HARNESS_WAIT_MS);
         snprintf(path, sizeof path, "/v1/matches/%lld/pause", (long long) hosted);
         post(path, "{}", 200, NULL);
+        /* bots started again know it for theirs (--state) */
+        bots_stop();
+        bots_start("100");
+        assert_int_equal(wait_line("at ", ": Ana, Ben, Cy, Dee", 1, HARNESS_WAIT_MS), hosted);
+        /* and a referee starts a match of their own at the table */
         snprintf(body, sizeof body, "{\"game\": \"crash-pilot\", \"table\": %lld, \"players\": [\"Zed\", \"Yan\", "
                  "\"Xi\"], \"config\": {\"reveal\": {\"pause_ms\": 200}}}", (long long) table_id);
         post("/v1/matches", body, 201, &theirs);

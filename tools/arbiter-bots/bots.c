@@ -95,6 +95,33 @@ static void unfollow(struct bots *b) {
         player_forget(b->player);
 }
 
+/* The match we host, remembered in opt->state_file so that a restarted
+ * arbiter-bots still knows it for its own (a match the daemon replayed and
+ * goes on with).  Written whole, by a rename. */
+static void remember_hosted(struct bots *b) {
+        char tmp[URL_MAX_LEN];
+        FILE *f;
+
+        if (!b->opt->state_file)
+                return;
+        snprintf(tmp, sizeof tmp, "%s.new", b->opt->state_file);
+        if (!(f = fopen(tmp, "we")) || fprintf(f, "%lld\n", (long long) b->created) < 0 || fclose(f) != 0 ||
+            rename(tmp, b->opt->state_file) < 0)
+                log_warning("cannot write %s (%s): a restarted arbiter-bots will not know match %lld for its own",
+                            b->opt->state_file, strerror(errno), (long long) b->created);
+}
+
+static void recall_hosted(struct bots *b) {
+        long long id = 0;
+        FILE *f;
+
+        if (!b->opt->state_file || !(f = fopen(b->opt->state_file, "re")))
+                return;
+        if (fscanf(f, "%lld", &id) == 1 && id > 0)
+                b->created = (json_int_t) id;
+        fclose(f);
+}
+
 /* Creates and starts the next match (keep_playing). */
 static void host(struct bots *b) {
         const char *const *names = b->opt->n_players ? b->opt->players : default_players;
@@ -116,6 +143,7 @@ static void host(struct bots *b) {
                 return;
         }
         b->created = id;
+        remember_hosted(b);
         follow(b, m, true);
         json_decref(m);
 }
@@ -289,6 +317,7 @@ int bots_run(const struct bots_options *opt) {
                 log_error("out of memory");
                 goto out;
         }
+        recall_hosted(&b);
         log_notice("playing at %s of %s (pads %016" PRIx64 " to %016" PRIx64 ")%s", opt->table, opt->url,
                    opt->uid_base, opt->uid_base + opt->n_pads - 1, opt->keep_playing ? ", hosting" : "");
         for (;;) {

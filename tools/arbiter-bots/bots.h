@@ -14,7 +14,9 @@
  * and start one (POST /v1/matches, …/start; a referee's or admin's token),
  * and the next one between_us after it finishes.  A match someone else starts
  * at the table takes it over: the bots abort the match they were hosting and
- * play the other one (a tournament's match called to the table, say).
+ * play the other one (a tournament's match called to the table, say).  The
+ * hosted match's id is kept in state_file, if given, so that bots started
+ * again know the match they hosted before (the daemon goes on with it).
  */
 #ifndef ARBITER_BOTS_BOTS_H
 #define ARBITER_BOTS_BOTS_H
@@ -37,6 +39,7 @@ struct bots_options {
         size_t n_players;
         json_t *match_config;           /* hosted matches' config; NULL: the game's defaults */
         int64_t between_us;             /* from a hosted match's end to the next's start */
+        const char *state_file;         /* remembers the hosted match across restarts; NULL: none */
         struct human_model human;
         uint64_t seed;
 };

@@ -73,6 +73,8 @@ static void usage(FILE *f) {
                 "                             '{\"reveal\": {\"pause_ms\": 500}}' (default: the game's)\n"
                 "      --between-ms MS        from a hosted match's end to the next one's start\n"
                 "                             (default %d)\n"
+                "      --state FILE           remember the hosted match here, so that bots started\n"
+                "                             again still know it for their own\n"
                 "\n"
                 "Output:\n"
                 "  -q, --quiet                log only warnings on stderr\n"
@@ -172,7 +174,7 @@ static uint64_t default_seed(void) {
 int main(int argc, char **argv) {
         enum {
                 OPT_URL = 0x100, OPT_TABLE, OPT_UID_BASE, OPT_PADS, OPT_REACTION, OPT_SIGMA, OPT_MIN, OPT_MAX,
-                OPT_ERROR, OPT_SEED, OPT_KEEP, OPT_TOKEN_FILE, OPT_PLAYERS, OPT_CONFIG, OPT_BETWEEN, OPT_VERSION,
+                OPT_ERROR, OPT_SEED, OPT_KEEP, OPT_TOKEN_FILE, OPT_PLAYERS, OPT_CONFIG, OPT_BETWEEN, OPT_STATE, OPT_VERSION,
         };
         static const struct option options[] = {
                 { "url",             required_argument, NULL, OPT_URL },
@@ -190,6 +192,7 @@ int main(int argc, char **argv) {
                 { "players",         required_argument, NULL, OPT_PLAYERS },
                 { "match-config",    required_argument, NULL, OPT_CONFIG },
                 { "between-ms",      required_argument, NULL, OPT_BETWEEN },
+                { "state",           required_argument, NULL, OPT_STATE },
                 { "quiet",           no_argument,       NULL, 'q' },
                 { "verbose",         no_argument,       NULL, 'v' },
                 { "version",         no_argument,       NULL, OPT_VERSION },
@@ -286,6 +289,11 @@ int main(int argc, char **argv) {
                                 return usage_error("--between-ms needs milliseconds from 0 to %d, not \"%s\"",
                                                    MAX_BETWEEN_MS, optarg);
                         opt.between_us = (int64_t) v * USEC_PER_MSEC;
+                        break;
+                case OPT_STATE:
+                        if (!*optarg)
+                                return usage_error("--state needs a file");
+                        opt.state_file = optarg;
                         break;
                 case 'q':
                         level = LOG_WARNING;

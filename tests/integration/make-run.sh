@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# tests/integration/make-run.sh — what `make run` does (tools/run-local.sh),
+# against the suite's PostgreSQL with the test build:
+#
+#   1. it creates the venue's tables, table-a and table-b, with the simulated
+#      pads at their seats;
+#   2. at table-a the bots host a Crash Pilot match and play it to its end;
+#   3. arbiterd killed with SIGKILL is restarted, with a message saying how it
+#      ended, while the venue (padsims, bots) stays up;
+#   4. the bots play on after the restart: another match ends;
+#   5. Ctrl-C (SIGINT) stops arbiterd gracefully, then every other process the
+#      script started, and the script exits 0.
+#
+# The bots are fast (ARBITER_BOTS_OPTIONS) so that a match takes seconds.
+# Each step waits for a line the script, the daemon or the bots print.  The
+# venue is stopped by pid on exit, also on failure (venue.bash).
+
+set -euo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/venue.bash"
+
+FAST_BOTS='--reaction-ms 150 --reaction-min-ms 80 --between-ms 300 --match-config {"reveal":{"pause_ms":200}}'
+
+dir=$(mktemp -d "$ARBITER_TEST_TMP/make-run.XXXXXX")
+n=0
+failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+# check NAME COMMAND...: one TAP line for the command's success.
+check() {
+    local name=$1; shift
+    if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+on_exit() {
+    venue_stop >/dev/null 2>&1 || true
+    if ((failed > 0)); then
+        echo "# run-local.sh's stderr (last lines):"
+        tail -n 40 "$VENUE_ERR" 2>/dev/null | sed 's/^/# /'
+        echo "# the bots' log:"
+        sed 's/^/# /' "$VENUE_RUN/pads/table-a.bots.log" 2>/dev/null || true
+    fi
+}
+trap on_exit EXIT
+trap 'exit 130' INT TERM
+
+echo "1..5"
+venue_start "$dir" "$FAST_BOTS"
+bots_log="$VENUE_RUN/pads/table-a.bots.log"
+
+# 1. the tables, with make run's simulated pads at their seats
+tables_are_there() {
+    local tables
+    tables=$(curl -sf "$VENUE_URL/v1/tables?limit=1000")
+    jq -e '[.items[] | select(.name == "table-a") | .seats[].pads[].pad] ==
+           ["000000000000a000", "000000000000a001", "000000000000a002", "000000000000a003"]' \
+        <<<"$tables" >/dev/null &&
+    jq -e '[.items[] | select(.name == "table-b") | .seats[].pads[].pad] ==
+           ["000000000000b000", "000000000000b001", "000000000000b002"]' <<<"$tables" >/dev/null
+}
+check "make run creates table-a and table-b with the simulated pads" tables_are_there
+
+# 2. a match at table-a, hosted by the bots, played to its end
+match_over_at_table_a() {   # the number of "is over" lines to wait for
+    local id table
+    venue_wait_line "$bots_log" "is over" "$1" || return 1
+    id=$(grep -F "is over" "$bots_log" | sed -n "$1s/.*match \([0-9]*\) at.*/\1/p")
+    table=$(curl -sf "$VENUE_URL/v1/tables?limit=1000" | jq '.items[] | select(.name == "table-a") | .id')
+    curl -sf "$VENUE_URL/v1/matches/$id" |
+        jq -e --argjson t "$table" '.state == "finished" and .table == $t and (.result.placements | length) == 4' \
+        >/dev/null
+}
+check "the bots play a match at table-a to its end" match_over_at_table_a 1
+
+# 3. kill -9 arbiterd: restarted, with a message; the venue stays up
+daemon_pid=$(sed -n 's/^arbiterd\[\([0-9]*\)\]: notice: arbiterd .* ready: .*/\1/p' "$VENUE_ERR" | tail -n 1)
+mapfile -t others < <(pgrep -P "$VENUE_PID" | grep -vx "$daemon_pid")
+restarted() {
+    local pid
+    [[ -n $daemon_pid && ${#others[@]} -gt 0 ]] || return 1
+    kill -KILL "$daemon_pid"
+    venue_wait_line "$VENUE_ERR" "arbiterd (pid $daemon_pid) was killed by SIGKILL; restarting it in 2 s" &&
+        venue_wait_line "$VENUE_ERR" "ready: Serving on $VENUE_LISTEN" 2 &&
+        curl -sf "$VENUE_URL/v1/health" | jq -e '.status == "ok"' >/dev/null || return 1
+    # the database, the padsims, the bots and the bus were not touched
+    for pid in "${others[@]}"; do kill -0 "$pid" || return 1; done
+}
+check "arbiterd killed with SIGKILL is restarted with a message; the venue stays up" restarted
+
+# 4. the bots reconnect and play on: another match ends
+over=$(grep -cF "is over" "$bots_log")
+play_on() {
+    venue_wait_line "$bots_log" "connected to arbiterd" && match_over_at_table_a $((over + 1))
+}
+check "the bots play on after the restart" play_on
+
+# 5. Ctrl-C: arbiterd stops gracefully, then the rest, by pid
+stops_cleanly() {
+    local children rc=0 pid
+    mapfile -t children < <(pgrep -P "$VENUE_PID")
+    venue_stop || rc=$?
+    ((rc == 0)) || return 1
+    (($(grep -c "received: stopping gracefully" "$VENUE_ERR") == 1)) || return 1
+    for pid in "${children[@]}"; do ! kill -0 "$pid" 2>/dev/null || return 1; done
+}
+check "Ctrl-C stops arbiterd gracefully, then every process make run started" stops_cleanly
+
+((failed == 0))
