@@ -96,7 +96,7 @@ trap on_signal INT TERM
 
 # --- PostgreSQL ---------------------------------------------------------------
 if [[ -n $own_pg ]]; then
-    if [[ $(id -u) -eq 0 && ! -e $pg ]] && ! runuser -u postgres -- test -x "$var" 2>/dev/null; then
+    if [[ $(id -u) -eq 0 && ! -e $pg && ! -L $pg ]] && ! runuser -u postgres -- test -x "$var" 2>/dev/null; then
         data="/var/lib/arbiter-make-run/$(printf '%s' "$var" | sha256sum | cut -c1-16)/pg"
         mkdir -p "$(dirname "$data")"
         ln -s "$data" "$pg"
@@ -180,7 +180,7 @@ create_tables() {
 
 cat <<MSG
 
-  arbiterd is starting on $url  (Ctrl-C stops it and the database)
+  arbiterd is starting on $url  (Ctrl-C stops it and everything make run started)
 
     health        curl $url/v1/health
     API routes    curl $url/v1
