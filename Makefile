@@ -108,9 +108,9 @@ asan: deps
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tests/run.sh build-asan
 
-# The README's pictures of the web pages, drawn by the browser tests' code
-# (tests/web/screenshots.py) against a real daemon: the only thing that
-# writes docs/screenshots/.
+# The README's pictures of the web pages (the scoreboard, a table display, a
+# bracket), drawn by the browser tests' code (tests/web/screenshots.py)
+# against a real daemon: the only thing that writes docs/screenshots/.
 screenshots: deps
 	$(Q)$(MAKE) --no-print-directory build $(TEST_DAEMON)
 	$(Q)ARBITER_WEB_SCREENSHOTS=$(CURDIR)/docs/screenshots tests/run.sh $(BUILD) test_web_browser

@@ -21,6 +21,7 @@ import traceback
 from harness import Browser, Daemon, WAIT_S, wait_for
 import crash_pilot as cp
 import checks
+import tourney as tn
 
 results = []
 
@@ -280,6 +281,298 @@ def the_generic_renderer_shows_a_game_without_a_module(w):
     assert b.js("return document.querySelector('section.you [data-member=\"lucky\"]') !== null;")
 
 
+# ---- the tournament pages -----------------------------------------------------
+
+STANDINGS_JS = """
+const t = document.querySelector('table.standings');
+if (!t) return null;
+return {stage: Number(t.dataset.stage),
+  tiebreaks: [...t.querySelectorAll('thead th[data-tiebreak]')].map(th => th.dataset.tiebreak),
+  rows: [...t.querySelectorAll('tbody tr')].map(tr => [Number(tr.dataset.player), tr.querySelector('.rank').innerText,
+    tr.querySelector('.points').innerText,
+    [...tr.querySelectorAll('td.tb')].map(td => [td.dataset.tiebreak, Number(td.dataset.value), td.innerText])])};"""
+
+
+def wait_standings_as_served(b, d, t, stage):
+    """The page's standings are GET …/standings?stage=N's, every tie-break column included."""
+    def same():
+        st = d.get(f"/v1/tournaments/{t}/standings?stage={stage}")
+        want = {"stage": stage, "tiebreaks": st["tiebreaks"],
+                "rows": [[r["player"], str(r["rank"]), tn.num(r["points"]),
+                          [[n, r["tiebreaks"][n], tn.tiebreak_text(n, r["tiebreaks"][n])] for n in st["tiebreaks"]]]
+                         for r in st["rows"]]}
+        got = b.js(STANDINGS_JS)
+        same.last = (got, want)
+        return got == want
+    try:
+        wait_for(same, f"the page's standings of stage {stage} to be the server's")
+    except AssertionError as e:
+        raise AssertionError(f"{e}: page {getattr(same, 'last', None)}")
+
+
+BRACKET_JS = """
+const b = document.querySelector('#bracket:not([hidden]) .bracket');
+if (!b) return null;
+return {rounds: [...b.querySelectorAll('.bk-round')].map(r => [r.dataset.part, Number(r.dataset.round),
+          [...r.querySelectorAll('.bk-match')].map(m => m.dataset.label)]),
+        matches: Object.fromEntries([...b.querySelectorAll('.bk-match')].map(m => [m.dataset.label,
+          [...m.querySelectorAll('.bk-slot')].map(s => s.dataset.player ? Number(s.dataset.player) : null)])),
+        won: [...b.querySelectorAll('.bk-slot.won')].map(s => [s.closest('.bk-match').dataset.label, Number(s.dataset.player)]),
+        lines: b.querySelectorAll('svg.bk-lines path').length};"""
+
+
+def bracket_as_served(d, t, stage):
+    """What BRACKET_JS must read for GET …/bracket: the rounds as columns
+    (part, round, their matches in graph order), each match's sides, the
+    winners marked, and a line for every side a winner fills (the reset's
+    two are one line from the grand final)."""
+    br = d.get(f"/v1/tournaments/{t}/bracket?stage={stage}")
+    rounds = {}
+    for m in sorted(br["matches"], key=lambda m: m["id"]):
+        rounds.setdefault((m["part"], m["round"]), []).append(m["label"])
+    lines = sum(1 for m in br["matches"] if m["part"] != "grand_final_reset"
+                for s in m["slots"] if s["source"]["from"] == "winner")
+    lines += sum(1 for m in br["matches"] if m["part"] == "grand_final_reset")
+    won = [[m["label"], m["winner"]["player"]] for m in br["matches"] if m["winner"]]
+    return br, {"matches": {m["label"]: [s["entrant"]["player"] if s["entrant"] else None for s in m["slots"]]
+                            for m in br["matches"]},
+                "won": won, "lines": lines, "rounds": rounds}
+
+
+def wait_bracket_as_served(b, d, t, stage):
+    def same():
+        br, want = bracket_as_served(d, t, stage)
+        got = b.js(BRACKET_JS)
+        if not got:
+            return False
+        got_rounds = {(p, r): labels for p, r, labels in got["rounds"]}
+        ok = (got_rounds == want["rounds"] and got["matches"] == want["matches"] and got["lines"] == want["lines"]
+              and sorted(got["won"]) == sorted(want["won"]))
+        same.last = (got, want)
+        return br if ok else None
+    try:
+        return wait_for(same, f"the page's bracket of stage {stage} to be the server's")
+    except AssertionError as e:
+        raise AssertionError(f"{e}: {getattr(same, 'last', None)}")
+
+
+def organise(b, w):
+    """Signs the tab in with the admin token, as an organiser does once."""
+    b.click("#organiser-signin summary")
+    b.d.find_element("id", "organiser-token").send_keys(w.admin)
+    b.click("#organiser-form button")
+    b.wait_js("return !document.getElementById('organiser-actions').hidden;", "the organiser's actions")
+
+
+def register_from_list(b, player):
+    b.wait_js("return document.querySelector(`#register-form option[value=\"${arguments[0]}\"]`);",
+              f"player {player} in the list to register", str(player))
+    b.js("const f = document.getElementById('register-form'); f.querySelector('select').value = arguments[0];"
+         "f.querySelector('button[type=submit]').click();", str(player))
+    b.wait_js("return document.querySelector(`table.registrations tr[data-player=\"${arguments[0]}\"]`);",
+              f"player {player} registered", str(player))
+
+
+@test
+def a_tournament_is_run_from_its_page_and_drawn_live(w):
+    b, d, admin, ref = w.browser, w.daemon, w.admin, w.referee
+    names = ["Ada", "Bo", "Cleo", "Dev", "Eli", "Fay", "Gil"]
+    ids = tn.players(d, admin, names)
+    late = tn.players(d, admin, ["Ivo"])[0]
+    t = tn.tournament(d, admin, "Club night", [
+        {"format": "swiss", "config": {"rounds": 2, "tiebreaks": ["buchholz", "sonneborn_berger", "omw"]}},
+        {"format": "double_elimination", "advance": 4},
+    ], tables=[w.table_a, w.table_b])
+    w.tournament = t
+
+    b.new_tab()
+    b.open(f"{w.url}/tournament?id={t}")
+    b.wait_text("#title", "Club night")
+    b.wait_js("return document.body.dataset.connection === 'live';", "the page to be live")
+    b.js("window.notReloaded = true;")
+    organise(b, w)
+    assert "access_token" not in b.d.current_url
+
+    # registration: seven from the club's list, one new player, one more to drop
+    b.click("#state-moves button[data-move=registration]")
+    b.wait_text("#head", "Registration open")
+    for p in ids + [late]:
+        register_from_list(b, p)
+    b.js("const f = document.getElementById('new-player-form');"
+         "f.querySelector('[name=name]').value = 'Hana'; f.querySelector('[name=club]').value = 'Southside';"
+         "f.querySelector('button[type=submit]').click();")
+    b.wait_text("table.registrations", "Hana")
+    regs = d.get(f"/v1/tournaments/{t}/registrations")["items"]
+    assert len(regs) == 9, regs
+    hana = next(r["player"] for r in regs if r["name"] == "Hana")
+    assert next(r for r in regs if r["name"] == "Hana")["club"] == "Southside"
+
+    # check-in: a button per player; Ivo is dropped (asked once more)
+    b.click("#state-moves button[data-move=check_in]")
+    b.wait_text("#head", "Check-in")
+    for r in regs:
+        if r["player"] == late:
+            continue
+        b.click(f"button[aria-label=\"Check in {r['name']}\"]")
+        b.wait_js(f"return document.querySelector('table.registrations tr[data-player=\"{r['player']}\"].is-checked-in');",
+                  f"{r['name']} checked in")
+    b.click("button[aria-label=\"Drop Ivo…\"]")
+    b.click_text("table.registrations button.danger", "Drop Ivo")
+    b.wait_text(f"table.registrations tr[data-player=\"{late}\"]", "Dropped")
+    regs = {r["player"]: r for r in d.get(f"/v1/tournaments/{t}/registrations")["items"]}
+    assert all(r["checked_in"] for p, r in regs.items() if p != late) and regs[late]["status"] == "dropped"
+    b.wait_text("#head", "8 of 9 checked in")
+
+    # start, pair round 1 from the page; pairing again is the server's 409, in its words
+    b.click("#state-moves button[data-move=running]")
+    b.wait_text("#head", "Running")
+    b.click("#pair")
+    b.wait_text("#organiser-output", "Stage 1, round 1: 4 matches paired")
+    r1 = tn.matches(d, t, stage=1, round=1)
+    b.wait_js("return document.querySelectorAll('#round-body article.round-match').length === 4;", "round 1's four tables")
+    for m in r1:
+        card = f"#round-body article[data-stage-match=\"{m['id']}\"]"
+        b.wait_text(card, f"Table {m['table_no']}")
+        for p in m["participants"]:
+            b.wait_text(card, p["name"])
+    b.click("#pair")
+    b.wait_text("#message", "round 1 is not finished")
+    b.wait_text("#message", ", ".join(str(m["id"]) for m in r1))
+
+    # call the first match to its table from the page: the queue says it is being played
+    first = r1[0]
+    b.click(f"#round-body article[data-stage-match=\"{first['id']}\"] form.call-form button")
+    b.wait_text("#organiser-output", "called to table A")
+    b.wait_text(f"#round-body article[data-stage-match=\"{first['id']}\"]", "Playing")
+    b.wait_text(f"#queue-body li[data-stage-match=\"{first['id']}\"]", "Playing")
+    live = d.get(f"/v1/tournaments/{t}/matches/{first['id']}")["match"]
+    assert live and d.get(f"/v1/matches/{live}")["table"] == w.table_a
+    d.post(f"/v1/matches/{live}/abort", {}, ref)           # played by hand instead (below)
+
+    # round 1 and 2 results by REST: the tables and the standings follow, tie-breaks and all
+    wait_for(lambda: tn.matches(d, t, stage=1, round=1)[0]["state"] == "pending", "the aborted match to be pending again")
+    tn.play_round(d, ref, t, tn.matches(d, t, stage=1, round=1), flip={1})
+    b.wait_text(f"#round-body article[data-stage-match=\"{first['id']}\"] tr.first", "1st")
+    wait_standings_as_served(b, d, t, 1)
+    b.click("#pair")
+    b.wait_text("#organiser-output", "Stage 1, round 2")
+    b.wait_text("#round-heading", "round 2")
+    tn.play_round(d, ref, t, tn.matches(d, t, stage=1, round=2), flip={0, 3})
+    wait_standings_as_served(b, d, t, 1)
+    heads = b.js("return [...document.querySelectorAll('table.standings thead th[data-tiebreak] abbr')].map(a => [a.innerText, a.title]);")
+    assert [h[0] for h in heads] == ["Buchholz", "SB", "OMW%"] and "Sonneborn-Berger" in heads[1][1], heads
+    assert any("%" in x for x in b.js("return [...document.querySelectorAll('td.tb[data-tiebreak=omw]')].map(td => td.innerText);"))
+
+    # the top 4 go on to a double elimination: drawn as a bracket
+    b.click("#pair")
+    b.wait_text("#organiser-output", "Stage 2, round 1: 2 matches paired")
+    br = wait_bracket_as_served(b, d, t, 2)
+    parts = b.js("return [...document.querySelectorAll('.bk-part-title')].map(e => e.innerText);")
+    assert parts == ["Winners bracket", "Losers bracket"], parts
+    got = b.js(BRACKET_JS)
+    assert [r[:2] for r in got["rounds"]] == [["winners", 1], ["winners", 2], ["losers", 1], ["losers", 2],
+                                              ["grand_final", 1], ["grand_final_reset", 1]], got["rounds"]
+    assert len(got["matches"]) == 7 and got["lines"] == 6, got
+    # columns left to right, the grand final right of both brackets and between their finals
+    geo = b.js("""const r = (l) => document.querySelector(`.bk-match[data-label="${l}"]`).getBoundingClientRect();
+        return Object.fromEntries(['W1-1', 'W1-2', 'WF', 'L1-1', 'L2-1', 'GF', 'GF2'].map(l => [l, [r(l).left, r(l).top + r(l).height / 2]]));""")
+    assert geo["W1-1"][0] == geo["W1-2"][0] < geo["WF"][0] < geo["GF"][0] < geo["GF2"][0], geo
+    assert geo["W1-1"][1] < geo["WF"][1] < geo["W1-2"][1], geo
+    assert geo["L1-1"][0] < geo["L2-1"][0] < geo["GF"][0] and geo["WF"][1] < geo["GF"][1] < geo["L2-1"][1], geo
+    wait_standings_as_served(b, d, t, 2)
+    assert b.js("return [...document.querySelectorAll('table.standings thead th')].some(th => th.innerText === 'Place');")
+
+    # a result: its winner goes on to the winners final, its loser drops to the losers bracket, live
+    w1 = next(m for m in br["matches"] if m["label"] == "W1-1")
+    sm = d.get(f"/v1/tournaments/{t}/matches/{w1['stored_match']}")
+    tn.record(d, ref, t, sm, winner_first=False)
+    winner, loser = sm["participants"][1]["player"], sm["participants"][0]["player"]
+    b.wait_js(f"return document.querySelector('.bk-match[data-label=\"WF\"] .bk-slot[data-slot=\"0\"][data-player=\"{winner}\"]');",
+              "the winner of W1-1 in the winners final")
+    b.wait_js(f"return document.querySelector('.bk-match[data-label=\"L1-1\"] .bk-slot[data-slot=\"0\"][data-player=\"{loser}\"]');",
+              "the loser of W1-1 in the losers bracket")
+    b.wait_js(f"return document.querySelector('.bk-match[data-label=\"W1-1\"] .bk-slot.won[data-player=\"{winner}\"]');",
+              "W1-1's winner marked")
+    assert "✓" in b.text(".bk-match[data-label=\"W1-1\"] .bk-slot.won")
+    wait_bracket_as_served(b, d, t, 2)
+    b.wait_text("#announcements", "Result, stage 2 round 1")
+    assert b.js("return window.notReloaded === true;"), "the page was reloaded"
+    assert hana in regs
+
+
+@test
+def the_leaderboard_and_a_players_rating_chart(w):
+    b, d = w.browser, w.daemon
+    b.new_tab()
+    b.open(f"{w.url}/leaderboard?game=crash-pilot")
+
+    def rows():
+        return b.js("return [...document.querySelectorAll('table.leaderboard tbody tr')].map(tr => "
+                    "[Number(tr.dataset.player), tr.querySelector('th').innerText, Number(tr.querySelector('.rating').dataset.value)]);")
+
+    for system in ("openskill", "glicko2"):
+        if system == "glicko2":
+            b.js("const s = document.getElementById('system'); s.value = 'glicko2'; s.dispatchEvent(new Event('change'));")
+            b.wait_js("return document.querySelector('table.leaderboard[data-system=glicko2]');", "the Glicko-2 board")
+            assert "system=glicko2" in b.d.current_url
+        key = "ordinal" if system == "openskill" else "rating"
+        board = d.get(f"/v1/leaderboards/crash-pilot?system={system}")["items"]
+        assert board, f"no {system} ratings"
+        wait_for(lambda: rows() == [[r["player"], r["name"], r["rating"][key]] for r in board], f"the {system} board as served")
+    b.wait_js("return document.body.dataset.connection === 'live';", "the leaderboard to be live")
+
+    # the player with the longest history: one point per rated match, and the same as a table
+    player = max(board, key=lambda r: r["games"])["player"]
+    b.new_tab()
+    b.open(f"{w.url}/player?id={player}&game=crash-pilot")
+    for system in ("openskill", "glicko2"):
+        if system == "glicko2":
+            b.js("const s = document.getElementById('system'); s.value = 'glicko2'; s.dispatchEvent(new Event('change'));")
+            b.wait_js("return document.querySelector('table.history[data-system=glicko2]');", "the Glicko-2 history")
+        hist = d.get(f"/v1/players/{player}/ratings?game=crash-pilot&system={system}")["items"]
+        assert len(hist) >= 2, hist
+        b.wait_js("return document.querySelectorAll('svg.chart circle.point').length === arguments[0] && "
+                  "document.querySelectorAll('table.history tbody tr').length === arguments[0];",
+                  f"{len(hist)} points and rows", len(hist))
+        value = "ordinal" if system == "openskill" else "rating"
+        points = b.js("return [...document.querySelectorAll('svg.chart circle.point')].map(c => Number(c.dataset.value));")
+        assert points == [it["after"][value] for it in hist], (points, hist)
+        name = b.js("const s = document.querySelector('svg.chart[role=img]'); return s && "
+                    "s.getAttribute('aria-labelledby').split(' ').map(id => document.getElementById(id).textContent).join(' | ');")
+        assert name and f"{len(hist)} rated matches" in name, name
+        assert b.js("return document.querySelector('svg.chart polyline.series') !== null;")
+        axes = b.js("return [...document.querySelectorAll('svg.chart text.axis-title')].map(t => t.textContent);")
+        assert "Rated matches, oldest first" in axes and any(("Glicko-2" if system == "glicko2" else "OpenSkill") in a for a in axes), axes
+    w.rated_player = player
+
+
+@test
+def the_tournament_pages_are_labelled_and_readable(w):
+    b, d = w.browser, w.daemon
+    pages = ["/tournaments", f"/tournament?id={w.tournament}", "/leaderboard?game=crash-pilot",
+             f"/player?id={w.rated_player}", "/player"]
+    problems = []
+    for p in pages:
+        b.new_tab()
+        b.open(w.url + p)
+        b.wait_js("return document.body.dataset.connection === 'live';", f"{p} to be live")
+        if p.startswith("/tournament?"):
+            organise(b, w)                  # the organiser's controls too
+            b.wait_js("return document.querySelector('.bracket') && document.querySelector('table.standings') && "
+                      "document.querySelector('#round-body .call-form, #round-body article');", "the tournament drawn")
+        elif p.startswith("/player?"):
+            b.wait_js("return document.querySelector('svg.chart');", "the chart")
+        elif p.startswith("/leaderboard"):
+            b.wait_js("return document.querySelector('table.leaderboard');", "the leaderboard")
+        elif p == "/tournaments":
+            b.wait_text(f"tr[data-tournament=\"{w.tournament}\"]", "Club night")
+        problems += [f"{p}: {x}" for x in b.js(checks.LABELS_JS)]
+        low = b.js(checks.CONTRAST_JS, 4.5)
+        problems += [f"{p}: contrast {x}" for x in low]
+        assert b.js("return document.querySelectorAll('[data-checked-contrast]').length;") > 10, f"{p}: checked too little"
+    assert not problems, "\n".join(problems)
+
+
 # ---- accessibility -----------------------------------------------------------
 
 @test
@@ -343,7 +636,8 @@ def the_start_page_leads_to_every_screen(w):
     b.open(f"{w.url}/")
     b.wait_text("#tables", "Table A")
     hrefs = b.js("return [...document.querySelectorAll('a')].map(a => a.getAttribute('href'));")
-    for want in ("scoreboard", "referee", f"table?table={w.table_a}", f"table?table={w.table_b}"):
+    for want in ("scoreboard", "referee", f"table?table={w.table_a}", f"table?table={w.table_b}", "tournaments",
+                 "leaderboard", "leaderboard?game=crash-pilot"):
         assert want in hrefs, f"no link to {want}: {hrefs}"
 
 
@@ -373,6 +667,33 @@ def a_page_recovers_after_the_daemon_restarts(w):
     cp.call(d, ref, m, 2, cp.pick_call(v))
     b.wait_text(".cp-verdict", "Ben called")
     wait_stack(b, d, m, 2)
+    assert b.js("return window.notReloaded === true;"), "the page was reloaded"
+
+
+@test
+def the_tournament_page_recovers_after_the_daemon_restarts(w):
+    b, d, ref = w.browser, w.daemon, w.referee
+    t = w.tournament
+    b.new_tab()
+    b.open(f"{w.url}/tournament?id={t}")
+    b.wait_js("return document.body.dataset.connection === 'live' && document.querySelector('.bracket');", "the bracket, live")
+    b.js("window.notReloaded = true;")
+
+    d.kill()
+    b.wait_js("return document.body.dataset.connection === 'reconnecting';", "the page to show it is reconnecting")
+    b.wait_text("#connection", "Reconnecting")
+    assert b.js("return getComputedStyle(document.getElementById('bracket-body')).opacity;") != "1", "stale data is not greyed"
+    d.start()
+    b.wait_js("return document.body.dataset.connection === 'live';", "the page to be live again")
+    # a result after the restart reaches the bracket without a reload
+    br = d.get(f"/v1/tournaments/{t}/bracket?stage=2")
+    w12 = next(m for m in br["matches"] if m["label"] == "W1-2")
+    sm = d.get(f"/v1/tournaments/{t}/matches/{w12['stored_match']}")
+    tn.record(d, ref, t, sm)
+    winner = sm["participants"][0]["player"]
+    b.wait_js(f"return document.querySelector('.bk-match[data-label=\"WF\"] .bk-slot[data-slot=\"1\"][data-player=\"{winner}\"]');",
+              "the winner of W1-2 in the winners final")
+    wait_bracket_as_served(b, d, t, 2)
     assert b.js("return window.notReloaded === true;"), "the page was reloaded"
 
 

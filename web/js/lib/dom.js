@@ -35,8 +35,8 @@ export function h(tag, attrs, ...children) {
 }
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-const SVG_TAGS = new Set(["svg", "g", "path", "circle", "rect", "polygon", "ellipse", "line", "title", "defs",
-  "pattern", "use"]);
+const SVG_TAGS = new Set(["svg", "g", "path", "circle", "rect", "polygon", "polyline", "ellipse", "line", "title",
+  "desc", "text", "tspan", "defs", "pattern", "use"]);
 
 function append(el, children) {
   for (const c of children) {

@@ -130,7 +130,7 @@ const refreshQueue = coalesce(async () => {
       const pending = row.matches.filter((m) => m.state === "pending").slice(0, QUEUE_SHOWN);
       if (!pending.length) continue;
       const table = row.table ? `Table ${tableNames.get(row.table) || row.table}` : "Any table";
-      parts.push(h("div.queue-table", h("h3", `${table} — ${t.name}`),
+      parts.push(h("div.queue-table", h("h3", `${table} — `, h("a", { href: `tournament?id=${t.id}` }, t.name)),
         h("ol.plain", pending.map((m) => h("li", { dataset: { stageMatch: m.id } },
           (m.participants || []).map((p) => p.name).join(" v "), h("span.muted", ` · round ${m.round}`))))));
     }
