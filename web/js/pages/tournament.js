@@ -58,6 +58,7 @@ let regsLoaded = false;                 // announce changes, not the first list
 let players = [];
 let tables = new Map();                 // venue table id → table
 const names = new Map();                // player id → name
+let stream = null;                      // the tournament's events
 
 function say(text) {
   fill($("#message"), text ? h("p", text) : null);
@@ -246,8 +247,8 @@ function drawForms() {
     fill(forms);
     return;
   }
-  // a form being typed in is not replaced under the organiser's fingers
-  if (forms.contains(document.activeElement) && document.activeElement.tagName === "INPUT") return;
+  // a form being filled in is not replaced under the organiser's fingers
+  if (forms.contains(document.activeElement) && ["INPUT", "SELECT"].includes(document.activeElement.tagName)) return;
   fill(forms, registrationForms({ players, regs, state: t.state, onRegister: register, onNewPlayer: newPlayer }));
 }
 
@@ -262,7 +263,14 @@ const failed = (el) => (e) => fill($(el), h("p.muted", e.message));
 
 const refresh = {
   tournament: fetched(() => api.get(base), drawTournament, {
-    onError: (e) => fill($("#main"), notice(`Tournament ${id}: ${e.message}`, h("p", h("a", { href: "tournaments" }, "Every tournament")))),
+    onError(e) {
+      fill($("#main"), notice(`Tournament ${id}: ${e.message}`, h("p", h("a", { href: "tournaments" }, "Every tournament"))));
+      if (e.status === 404) {           // nothing to follow: the stream would answer 404 for ever
+        stream.stop();
+        document.body.dataset.connection = "live";
+        fill($("#connection"), "No such tournament");
+      }
+    },
   }),
   registrations: fetched(() => api.get(`${base}/registrations`).then((r) => r.items), (items) => {
     const old = drawRegistrationsBody(items);
@@ -420,7 +428,8 @@ if (!id) {
   document.body.dataset.connection = "live";
 } else {
   org.check();
-  new LiveStream(`${base}/events`, Object.keys(EVENTS), {
+  refresh.tournament();                 // also when the stream cannot open (an unknown tournament: 404)
+  stream = new LiveStream(`${base}/events`, Object.keys(EVENTS), {
     open: refreshAll,
     reset: refreshAll,
     event(name, ev) {
