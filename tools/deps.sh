@@ -8,6 +8,7 @@ packages=(
     libmicrohttpd-dev libsystemd-dev libpq-dev libevent-dev libjansson-dev libssl-dev
     libcmocka-dev libcurl4-openssl-dev    # tests; libcurl also builds arbiterctl and arbiter-bots
     postgresql dbus                       # the test harness and `make run` start their own
+    acl                                   # `make run` under /root: setfacl lets postgres reach var/pg
     curl jq socat                         # integration tests and `make run`
     systemd libxml2-utils                 # systemd-analyze verify/security, xmllint for the D-Bus policy
     wrk nginx-light                       # `make bench`: load generator and the reference server

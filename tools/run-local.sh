@@ -21,9 +21,10 @@
 # the terminal's Ctrl-C reaches this script only and the order holds.
 #
 # As root, PostgreSQL runs as the postgres user, who must be able to reach
-# its data directory.  When it cannot reach ./var (a checkout under /root,
-# mode 0700) the cluster lives in /var/lib/arbiter-make-run/<checkout>/pg
-# and var/pg is a link to it.
+# its data directory, ./var/pg.  When a directory above ./var keeps it out (a
+# checkout under /root, mode 0700), the postgres user is given search
+# permission on that directory alone, by an ACL entry (setfacl u:postgres:x:
+# it may pass through, not list or read), and the script says so.
 #
 # Environment: ARBITER_LISTEN (default 127.0.0.1:8080); ARBITER_RUN_DIR
 # instead of ./var; ARBITER_DSN, a database to use instead of the cluster
@@ -95,13 +96,23 @@ on_signal() {
 trap on_signal INT TERM
 
 # --- PostgreSQL ---------------------------------------------------------------
+# Lets the postgres user pass through every directory above $var that keeps
+# it out (search permission only, one ACL entry each), saying which.
+let_postgres_reach() {
+    local d="" part
+    local -a parts
+    IFS=/ read -r -a parts <<<"${var#/}"
+    for part in "${parts[@]}"; do
+        d="$d/$part"
+        runuser -u postgres -- test -x "$d" 2>/dev/null && continue
+        setfacl -m u:postgres:x "$d"
+        echo "make run: the postgres user may now pass through $d to reach var/pg (an ACL entry:" \
+             "search only; 'setfacl -x u:postgres $d' removes it)" >&2
+    done
+}
+
 if [[ -n $own_pg ]]; then
-    if [[ $(id -u) -eq 0 && ! -e $pg && ! -L $pg ]] && ! runuser -u postgres -- test -x "$var" 2>/dev/null; then
-        data="/var/lib/arbiter-make-run/$(printf '%s' "$var" | sha256sum | cut -c1-16)/pg"
-        mkdir -p "$(dirname "$data")"
-        ln -s "$data" "$pg"
-        echo "PostgreSQL's data goes to $data (var/pg links there): the postgres user cannot reach $var" >&2
-    fi
+    if [[ $(id -u) -eq 0 ]]; then let_postgres_reach; fi
     "$root/tools/pgcluster" "$pg" init
     "$root/tools/pgcluster" "$pg" start
     ARBITER_DSN=$("$root/tools/pgcluster" "$pg" dsn)
