@@ -4,7 +4,8 @@
 # doc_run_blocks DOC LISTEN runs every ```sh block of the Markdown file DOC,
 # in order, in one bash (so that a variable a block sets is there for the
 # next, as in a person's terminal), in the current directory, with "8080"
-# addresses (localhost:8080, 127.0.0.1:8080) pointed at LISTEN.
+# addresses (localhost:8080, 127.0.0.1:8080) pointed at LISTEN, and so
+# arbiterctl's default address too (ARBITER_URL).
 # doc_run_line does the same for one command line.  Each prints one result
 # line per block, "PASS<TAB>what" or "FAIL<TAB>what", and "# " lines saying
 # why a block failed; the caller numbers them as TAP.
@@ -109,8 +110,8 @@ doc_run_blocks() {
     tmp=$(mktemp -d "${ARBITER_TEST_TMP:-/tmp}/doc.XXXXXX")
     doc_prelude >"$tmp/prelude.sh"
     doc_script "$doc" "$listen" >"$tmp/doc.sh"
-    bash -c 'source "$1" "$2" "$3"; source "$4"' doc "$tmp/prelude.sh" "$(basename "$doc")" "$tmp/log" \
-        "$tmp/doc.sh" </dev/null || true
+    ARBITER_URL="http://$listen" bash -c 'source "$1" "$2" "$3"; source "$4"' doc "$tmp/prelude.sh" \
+        "$(basename "$doc")" "$tmp/log" "$tmp/doc.sh" </dev/null || true
     rm -rf "$tmp"
 }
 
@@ -121,6 +122,7 @@ doc_run_line() {
     doc_prelude >"$tmp/prelude.sh"
     cmd=${cmd//localhost:8080/$listen}
     printf '__begin 1 0 %q\n%s\n__end 0\n' "$cmd" "${cmd//127.0.0.1:8080/$listen}" >"$tmp/line.sh"
-    bash -c 'source "$1" "$2" "$3"; source "$4"' doc "$tmp/prelude.sh" "$what" "$tmp/log" "$tmp/line.sh" </dev/null || true
+    ARBITER_URL="http://$listen" bash -c 'source "$1" "$2" "$3"; source "$4"' doc "$tmp/prelude.sh" "$what" \
+        "$tmp/log" "$tmp/line.sh" </dev/null || true
     rm -rf "$tmp"
 }

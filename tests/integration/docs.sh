@@ -3,8 +3,8 @@
 # run as written against `make run`'s venue (tools/run-local.sh with the test
 # build, the suite's PostgreSQL, a port of its own: venue.bash):
 #
-#   - each `curl` and `busctl` line of the README's blocks (not `make run` and
-#     `make test` themselves), one test each;
+#   - each `curl`, `busctl` and `build/arbiterctl` line of the README's blocks
+#     (not `make run` and `make test` themselves), one test each;
 #   - docs/running-a-tournament.md, every ```sh block in order in one shell,
 #     one test per block, the ids captured from the replies as the page does;
 #   - no command hides outside a block, where this test would not run it;
@@ -49,18 +49,20 @@ block_lines() {
 }
 
 # Inline code outside the blocks that is a command (`curl …`, `api …`,
-# `busctl …`): this test would not run it.  "LINE<TAB>text" for each.
+# `busctl …`, `build/arbiterctl …`): this test would not run it.  "LINE<TAB>text" for each.
 hidden_commands() {
-    awk '/^```/ { inb = !inb; next } !inb && /`(curl|api|busctl) / { print FILENAME ":" NR "\t" $0 }' "$1"
+    awk '/^```/ { inb = !inb; next } !inb && /`(curl|api|busctl|build\/arbiterctl) / { print FILENAME ":" NR "\t" $0 }' "$1"
 }
 
 venue_start "$dir"
 cd "$dir"
+# The venue's directory stands for the checkout: its build/ is the test build.
+ln -s "$ARBITER_TEST_BUILD" build
 
 # The README's curl and busctl lines, each on its own.
 while IFS=$'\t' read -r line cmd; do
     tap < <(doc_run_line "README.md:$line" "$cmd" "$VENUE_LISTEN")
-done < <(block_lines "$readme" '^(curl|busctl) ')
+done < <(block_lines "$readme" '^(curl|busctl|build/arbiterctl) ')
 
 # The walkthrough, block after block in one shell.
 tap < <(doc_run_blocks "$walkthrough" "$VENUE_LISTEN")
