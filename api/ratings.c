@@ -17,6 +17,7 @@
 #include <microhttpd.h>
 
 #include "api/handlers.h"
+#include "api/sse.h"
 #include "api/stage_data.h"
 #include "api/tournaments.h"
 #include "common/log.h"
@@ -209,6 +210,29 @@ static void on_cache_written(void *userdata, const PGresult *res, const char *er
                 log_warning("a tournament cache could not be written: %s", error);
 }
 
+/* A game's ratings were written: "ratings_changed" on topic
+ * "ratings/<game>", once the cache a reader would read is there (a read
+ * sent after standings_changed could still come before this write). */
+struct ratings_written {
+        const struct api_deps *deps;
+        char game[64];
+};
+
+static void on_ratings_written(void *userdata, const PGresult *res, const char *error) {
+        struct ratings_written *w = userdata;
+        char topic[80];
+
+        if (!res)
+                log_warning("the ratings of %s could not be written: %s", w->game, error);
+        else if (w->deps->events) {
+                snprintf(topic, sizeof topic, "ratings/%s", w->game);
+                if (sse_publish(w->deps->events, topic, "ratings_changed",
+                                json_pack("{s:s, s:s}", "kind", "ratings_changed", "game", w->game)) < 0)
+                        log_warning("the ratings of %s: cannot publish ratings_changed", w->game);
+        }
+        free(w);
+}
+
 static void on_ratings_results(void *userdata, const PGresult *res, const char *error) {
         struct refresh_ctx *c = userdata;
         struct rated rt;
@@ -236,7 +260,13 @@ static void on_ratings_results(void *userdata, const PGresult *res, const char *
         char *rows_text = json_dumps(rows, JSON_COMPACT), *hist_text = json_dumps(rt.history, JSON_COMPACT);
         json_decref(rows);
         const char *p[] = { c->game, rows_text, hist_text };
-        int r = rows_text && hist_text
+        struct ratings_written *w = calloc(1, sizeof *w);
+
+        if (w) {
+                w->deps = c->deps;
+                snprintf(w->game, sizeof w->game, "%s", c->game);
+        }
+        int r = rows_text && hist_text && w
                 ? store_query(c->deps->store,
                         "WITH x AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(player bigint, mu float8, "
                         "             sigma float8, games int, g2_rating float8, g2_rd float8, g2_volatility float8, "
@@ -254,10 +284,12 @@ static void on_ratings_results(void *userdata, const PGresult *res, const char *
                         "INSERT INTO rating_history SELECT $1, player, m, system, before, after, at FROM h "
                         "ON CONFLICT (game, system, player_id, stage_match_id) DO UPDATE SET "
                         "  before = excluded.before, after = excluded.after, at = excluded.at",
-                        3, p, on_cache_written, NULL)
+                        3, p, on_ratings_written, w)
                 : -ENOMEM;
-        if (r < 0)
+        if (r < 0) {
                 log_warning("the ratings of %s could not be written: %s", c->game, strerror(-r));
+                free(w);
+        }
         free(rows_text);
         free(hist_text);
         rated_free(&rt);

@@ -294,9 +294,11 @@ static void on_bracket(void *userdata, const PGresult *res, const char *error) {
                 for (int j = i + 1; j < v.bracket->n_matches; j++)
                         for (int k = 0; k < 2; k++) {
                                 const struct tour_bracket_slot *sl = &v.bracket->match[j].slot[k];
-                                if (sl->ref == i && sl->source == TOUR_SRC_WINNER)
+                                /* the first match that takes it: a grand final's
+                                 * reset names the same sources again, later */
+                                if (sl->ref == i && sl->source == TOUR_SRC_WINNER && json_is_null(winner_to))
                                         winner_to = json_pack("{s:i, s:i}", "match", j, "slot", k);
-                                if (sl->ref == i && sl->source == TOUR_SRC_LOSER)
+                                if (sl->ref == i && sl->source == TOUR_SRC_LOSER && json_is_null(loser_to))
                                         loser_to = json_pack("{s:i, s:i}", "match", j, "slot", k);
                         }
                 json_array_append_new(matches, json_pack(

@@ -622,6 +622,84 @@ static void seed_and_start(json_int_t tid, const json_int_t *ids, int n) {
         json_decref(post(path, admin, "{\"state\": \"running\"}", 200));
 }
 
+/* A double elimination with a grand-final reset, served as a tree: every
+ * match names where its winner and loser go, the first match that takes
+ * them (the reset names the grand final's sources again, later); and a
+ * recorded result rewrites the game's ratings, which ratings_changed says
+ * once they are written. */
+static void a_double_elimination_tree_names_the_first_match_each_side_goes_to(void **state) {
+        char path[160];
+        json_int_t ids[4], tid;
+        struct stream st;
+        json_t *j, *matches, *m, *slot;
+        size_t i, k;
+        (void) state;
+
+        new_players(ids, 4, "de");
+        j = post("/v1/tournaments", admin, "{\"name\": \"De\", \"game\": \"crash-pilot\"}", 201);
+        tid = jint(j, "id");
+        json_decref(j);
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/stages", (long long) tid);
+        json_decref(post(path, admin, "{\"format\": \"double_elimination\", \"config\": {\"grand_final\": "
+                                      "\"double\"}}", 201));
+        seed_and_start(tid, ids, 4);
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/rounds", (long long) tid);
+        json_t *round1 = post(path, admin, "{}", 201);
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/bracket", (long long) tid);
+        j = get(path, 200);
+        matches = json_object_get(j, "matches");
+        assert_true(json_array_size(matches) >= 6);
+        size_t reset_sources = 0;
+        json_array_foreach(matches, i, m) {
+                static const char *const sides[] = { "winner_to", "loser_to" }, *const from[] = { "winner", "loser" };
+
+                for (int s = 0; s < 2; s++) {
+                        json_t *to = json_object_get(m, sides[s]);
+                        size_t first = SIZE_MAX;
+                        json_t *later;
+                        size_t l;
+
+                        json_array_foreach(matches, l, later)
+                                json_array_foreach(json_object_get(later, "slots"), k, slot) {
+                                        json_t *src = json_object_get(slot, "source");
+                                        if (l > i && first == SIZE_MAX &&
+                                            strcmp(json_string_value(json_object_get(src, "from")), from[s]) == 0 &&
+                                            (size_t) jint(src, "ref") == i)
+                                                first = l;
+                                        reset_sources += l > i && first != SIZE_MAX && first != l &&
+                                                         strcmp(json_string_value(json_object_get(src, "from")),
+                                                                from[s]) == 0 && (size_t) jint(src, "ref") == i;
+                                }
+                        if (first == SIZE_MAX)
+                                assert_true(json_is_null(to));
+                        else
+                                assert_int_equal(jint(to, "match"), first);
+                }
+        }
+        assert_true(reset_sources > 0);         /* the reset does name a source again */
+        json_decref(j);
+
+        /* a result rewrites the game's ratings: said once written */
+        stream_open(&st, daemon_.url, "/v1/events?topic=ratings", NULL);
+        j = round1;
+        m = json_array_get(json_object_get(j, "matches"), 0);
+        json_int_t rated = jint(json_array_get(json_object_get(m, "participants"), 0), "player");
+        char *b = ranks_body(m, 1);
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/matches/%lld/result", (long long) tid,
+                 (long long) jint(m, "id"));
+        json_decref(post(path, referee, b, 200));
+        free(b);
+        json_decref(j);
+        size_t at = wait_event(&st, 0, "ratings_changed", NULL);
+        assert_string_equal(data_str(&st.events[at], "game"), "crash-pilot");
+        stream_close(&st);
+        /* the rated match is in the winner's history by now */
+        snprintf(path, sizeof path, "/v1/players/%lld/ratings?game=crash-pilot&system=openskill", (long long) rated);
+        j = get(path, 200);
+        assert_true(json_array_size(json_object_get(j, "items")) >= 1);
+        json_decref(j);
+}
+
 /* A single-elimination cup of 6 with a third-place match: the top two
  * seeds get the byes, the bracket is served as a tree, matches are made as
  * soon as both sides are known, and a first-round correction after the
@@ -866,6 +944,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(a_club_night_runs_from_registration_to_the_final_table),
                 cmocka_unit_test(a_cup_runs_as_a_bracket_with_byes_and_a_reset_correction),
+                cmocka_unit_test(a_double_elimination_tree_names_the_first_match_each_side_goes_to),
                 cmocka_unit_test(groups_into_a_bracket_pair_each_group_winner_with_the_other_groups_runner_up),
         };
         curl_global_init(CURL_GLOBAL_ALL);

@@ -4,7 +4,8 @@
 // match, oldest first) with the same history as a table, its text
 // alternative.  /player?id=P&game=G&system=openskill|glicko2; /player
 // alone lists the players.  A result recorded or corrected anywhere
-// (GET /v1/events?topic=tournament) makes it ask again.
+// (GET /v1/events?topic=tournament), and a game's ratings written
+// (topic=ratings, ratings_changed), make it ask again.
 import * as api from "../lib/api.js";
 import { useToken } from "../lib/auth.js";
 import { $, fill, h } from "../lib/dom.js";
@@ -127,6 +128,10 @@ const listPlayers = fetched(() => api.getAll("/v1/players"), (items) => {
 
 if (id) {
   new LiveStream("/v1/events?topic=tournament", ["result_recorded", "standings_changed"], {
+    open: refreshPlayer, reset: refreshPlayer, event: refreshPlayer,
+  }).start();
+  // The history is a cache written after the standings: this says it is there.
+  new LiveStream("/v1/events?topic=ratings", ["ratings_changed"], {
     open: refreshPlayer, reset: refreshPlayer, event: refreshPlayer,
   }).start();
 } else {
