@@ -20,6 +20,7 @@
 #include <curl/curl.h>
 
 #include "common/log.h"
+#include "common/number.h"
 #include "common/time.h"
 #include "engine/crash_pilot.h"
 #include "engine/rng.h"
@@ -98,34 +99,6 @@ static int usage_error(const char *fmt, ...) {
         va_end(ap);
         fputs("; see arbiter-bots --help\n", stderr);
         return EXIT_USAGE;
-}
-
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret) {
-        char *end;
-        unsigned long long v;
-
-        if (!s || !*s || *s == '-')
-                return -EINVAL;
-        errno = 0;
-        v = strtoull(s, &end, 0);
-        if (errno || *end || v < min || v > max)
-                return -EINVAL;
-        *ret = v;
-        return 0;
-}
-
-static int parse_double(const char *s, double min, double max, double *ret) {
-        char *end;
-        double v;
-
-        if (!s || !*s)
-                return -EINVAL;
-        errno = 0;
-        v = strtod(s, &end);
-        if (errno || *end || !isfinite(v) || v < min || v > max)
-                return -EINVAL;
-        *ret = v;
-        return 0;
 }
 
 /* The first line of path, without its newline: the token. */
@@ -225,12 +198,12 @@ int main(int argc, char **argv) {
                         opt.table = optarg;
                         break;
                 case OPT_UID_BASE:
-                        if (parse_u64(optarg, 1, UINT64_MAX - PROTO_ADDR_MAX, &opt.uid_base) < 0)
+                        if (number_parse_u64(optarg, 1, UINT64_MAX - PROTO_ADDR_MAX, &opt.uid_base) < 0)
                                 return usage_error("--uid-base needs a non-zero 64-bit number, not \"%s\"", optarg);
                         have_uid = true;
                         break;
                 case OPT_PADS:
-                        if (parse_u64(optarg, 1, PROTO_ADDR_MAX, &v) < 0)
+                        if (number_parse_u64(optarg, 1, PROTO_ADDR_MAX, &v) < 0)
                                 return usage_error("--pads needs a number from 1 to %d, not \"%s\"", PROTO_ADDR_MAX,
                                                    optarg);
                         opt.n_pads = (unsigned) v;
@@ -238,7 +211,7 @@ int main(int argc, char **argv) {
                 case OPT_REACTION:
                 case OPT_MIN:
                 case OPT_MAX:
-                        if (parse_u64(optarg, 1, MAX_REACTION_MS, &v) < 0)
+                        if (number_parse_u64(optarg, 1, MAX_REACTION_MS, &v) < 0)
                                 return usage_error("--%s needs milliseconds from 1 to %d, not \"%s\"",
                                                    c == OPT_REACTION ? "reaction-ms" :
                                                    c == OPT_MIN ? "reaction-min-ms" : "reaction-max-ms",
@@ -248,18 +221,18 @@ int main(int argc, char **argv) {
                                 (int64_t) v * USEC_PER_MSEC;
                         break;
                 case OPT_SIGMA:
-                        if (parse_double(optarg, 0, MAX_SIGMA, &opt.human.sigma) < 0)
+                        if (number_parse_double(optarg, 0, MAX_SIGMA, &opt.human.sigma) < 0)
                                 return usage_error("--reaction-sigma needs a number from 0 to %g, not \"%s\"",
                                                    MAX_SIGMA, optarg);
                         break;
                 case OPT_ERROR:
-                        if (parse_u64(optarg, 0, PERCENT, &v) < 0)
+                        if (number_parse_u64(optarg, 0, PERCENT, &v) < 0)
                                 return usage_error("--error-pct needs a percentage from 0 to 100, not \"%s\"",
                                                    optarg);
                         opt.human.error_pct = (unsigned) v;
                         break;
                 case OPT_SEED:
-                        if (parse_u64(optarg, 0, UINT64_MAX, &opt.seed) < 0)
+                        if (number_parse_u64(optarg, 0, UINT64_MAX, &opt.seed) < 0)
                                 return usage_error("--seed needs a number, not \"%s\"", optarg);
                         have_seed = true;
                         break;
@@ -285,7 +258,7 @@ int main(int argc, char **argv) {
                                                    optarg);
                         break;
                 case OPT_BETWEEN:
-                        if (parse_u64(optarg, 0, MAX_BETWEEN_MS, &v) < 0)
+                        if (number_parse_u64(optarg, 0, MAX_BETWEEN_MS, &v) < 0)
                                 return usage_error("--between-ms needs milliseconds from 0 to %d, not \"%s\"",
                                                    MAX_BETWEEN_MS, optarg);
                         opt.between_us = (int64_t) v * USEC_PER_MSEC;

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/number.h"
 #include "common/time.h"
 #include "tools/arbiter-padsim/plog.h"
 #include "tools/arbiter-padsim/rng.h"
@@ -118,34 +119,6 @@ static int usage_error(const char *fmt, ...) {
         return EXIT_USAGE;
 }
 
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret) {
-        char *end;
-        unsigned long long v;
-
-        if (!s || !*s || *s == '-')
-                return -EINVAL;
-        errno = 0;
-        v = strtoull(s, &end, 0);
-        if (errno || *end || v < min || v > max)
-                return -EINVAL;
-        *ret = v;
-        return 0;
-}
-
-static int parse_double(const char *s, double min, double max, double *ret) {
-        char *end;
-        double v;
-
-        if (!s || !*s)
-                return -EINVAL;
-        errno = 0;
-        v = strtod(s, &end);
-        if (errno || *end || !isfinite(v) || v < min || v > max)
-                return -EINVAL;
-        *ret = v;
-        return 0;
-}
-
 /* Splits a comma list into at most max numbers; returns how many. */
 static int parse_double_list(const char *s, double min, double max, double *out, unsigned n_max) {
         char buf[4096], *save = NULL, *tok;
@@ -154,7 +127,7 @@ static int parse_double_list(const char *s, double min, double max, double *out,
         if (snprintf(buf, sizeof buf, "%s", s) >= (int) sizeof buf)
                 return -E2BIG;
         for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                if (n >= n_max || parse_double(tok, min, max, &out[n]) < 0)
+                if (n >= n_max || number_parse_double(tok, min, max, &out[n]) < 0)
                         return -EINVAL;
                 n++;
         }
@@ -248,7 +221,7 @@ int main(int argc, char **argv) {
         while ((c = getopt_long(argc, argv, "n:k:b:qvh", options, NULL)) != -1) {
                 switch (c) {
                 case 'n':
-                        if (parse_u64(optarg, 1, SIM_MAX_PADS, &n_pads) < 0)
+                        if (number_parse_u64(optarg, 1, SIM_MAX_PADS, &n_pads) < 0)
                                 return usage_error("--pads needs a number from 1 to %d, not \"%s\"", SIM_MAX_PADS, optarg);
                         break;
                 case 'k':
@@ -263,12 +236,12 @@ int main(int argc, char **argv) {
                                                    "not \"%s\"", SIM_MAX_PADS, optarg);
                         break;
                 case 'b':
-                        if (parse_u64(optarg, 1, PROTO_MAX_BUTTONS, &buttons) < 0)
+                        if (number_parse_u64(optarg, 1, PROTO_MAX_BUTTONS, &buttons) < 0)
                                 return usage_error("--buttons needs a number from 1 to %d, not \"%s\"",
                                                    PROTO_MAX_BUTTONS, optarg);
                         break;
                 case OPT_UID_BASE:
-                        if (parse_u64(optarg, 1, UINT64_MAX - SIM_MAX_PADS, &uid_base) < 0)
+                        if (number_parse_u64(optarg, 1, UINT64_MAX - SIM_MAX_PADS, &uid_base) < 0)
                                 return usage_error("--uid-base needs a non-zero 64-bit number, not \"%s\"", optarg);
                         have_uid = true;
                         break;
@@ -286,7 +259,7 @@ int main(int argc, char **argv) {
                                                    MAX_DRIFT_PPM, optarg);
                         break;
                 case OPT_CLOCK_START:
-                        if (parse_u64(optarg, 0, UINT32_MAX, &clock_start) < 0)
+                        if (number_parse_u64(optarg, 0, UINT32_MAX, &clock_start) < 0)
                                 return usage_error("--clock-start needs a number from 0 to 4294967295, not \"%s\"",
                                                    optarg);
                         break;
@@ -295,7 +268,7 @@ int main(int argc, char **argv) {
                         break;
                 case OPT_DELAY:
                 case OPT_JITTER:
-                        if (parse_u64(optarg, 0, MAX_DELAY_US, &v) < 0)
+                        if (number_parse_u64(optarg, 0, MAX_DELAY_US, &v) < 0)
                                 return usage_error("--%s needs microseconds from 0 to %lld, not \"%s\"",
                                                    c == OPT_DELAY ? "delay-us" : "jitter-us",
                                                    (long long) MAX_DELAY_US, optarg);
@@ -303,13 +276,13 @@ int main(int argc, char **argv) {
                         break;
                 case OPT_DROP:
                 case OPT_BITFLIP:
-                        if (parse_double(optarg, 0, 1, &d) < 0)
+                        if (number_parse_double(optarg, 0, 1, &d) < 0)
                                 return usage_error("--%s needs a probability from 0 to 1, not \"%s\"",
                                                    c == OPT_DROP ? "drop" : "bitflip", optarg);
                         *(c == OPT_DROP ? &opt.drop : &opt.bitflip) = d;
                         break;
                 case OPT_GARBAGE:
-                        if (parse_double(optarg, 0, MAX_GARBAGE_RATE, &opt.garbage_rate) < 0)
+                        if (number_parse_double(optarg, 0, MAX_GARBAGE_RATE, &opt.garbage_rate) < 0)
                                 return usage_error("--garbage needs bursts per second from 0 to %g, not \"%s\"",
                                                    MAX_GARBAGE_RATE, optarg);
                         break;
@@ -333,12 +306,12 @@ int main(int argc, char **argv) {
                         opt.bots = true;
                         break;
                 case OPT_BOT_PERIOD:
-                        if (parse_u64(optarg, MIN_BOT_PERIOD_MS, MAX_BOT_PERIOD_MS, &bot_period_ms) < 0)
+                        if (number_parse_u64(optarg, MIN_BOT_PERIOD_MS, MAX_BOT_PERIOD_MS, &bot_period_ms) < 0)
                                 return usage_error("--bot-period-ms needs a number from %d to %d, not \"%s\"",
                                                    MIN_BOT_PERIOD_MS, MAX_BOT_PERIOD_MS, optarg);
                         break;
                 case OPT_SEED:
-                        if (parse_u64(optarg, 0, UINT64_MAX, &opt.seed) < 0)
+                        if (number_parse_u64(optarg, 0, UINT64_MAX, &opt.seed) < 0)
                                 return usage_error("--seed needs a number, not \"%s\"", optarg);
                         have_seed = true;
                         break;
