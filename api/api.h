@@ -51,6 +51,16 @@ struct api_config {
                                          * warning, and every page a 404 saying why */
 };
 
+/* How much GET /v1/health and GET /v1/status show.  Where the daemon's
+ * database is (socket path, database name, user) and what its server says
+ * is for admins only: with open_reads on, /v1/status answers anyone on the
+ * network. */
+enum api_health_view {
+        API_HEALTH_BRIEF,               /* /v1/health: the few members a health check needs */
+        API_HEALTH_STATUS,              /* /v1/status: every counter, no internals */
+        API_HEALTH_INTERNALS,           /* /v1/status with an admin token: the internals too */
+};
+
 /* What the handlers reach of the rest of the daemon.  The daemon owns all
  * of it; the server only borrows. */
 struct api_deps {
@@ -58,9 +68,9 @@ struct api_deps {
         struct auth *auth;
         struct padbus *pads;
         struct sse_hub *events;         /* live events (api/sse.h); outlives the server */
-        /* Fills the daemon-wide members of GET /v1/health (detailed false:
-         * the few a health check needs) or GET /v1/status (detailed true). */
-        void (*health)(void *userdata, json_t *health, bool detailed);
+        /* Fills the daemon-wide members of GET /v1/health or GET /v1/status,
+         * as much as view allows (enum api_health_view). */
+        void (*health)(void *userdata, json_t *health, enum api_health_view view);
         void *userdata;
         struct matches *matches;        /* the match runtime; NULL: the match routes answer 503 */
         /* A tournament changed (api/tournaments.h, "Events"): the daemon

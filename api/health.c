@@ -24,16 +24,18 @@ void handle_health(struct api_request *req) {
         json_t *h = json_object();
 
         if (req->deps->health)
-                req->deps->health(req->deps->userdata, h, false);
+                req->deps->health(req->deps->userdata, h, API_HEALTH_BRIEF);
         api_reply_json(req, MHD_HTTP_OK, h);
 }
 
-/* The health members and every counter an operator looks at. */
+/* The health members and every counter an operator looks at; the
+ * internals (api.h, enum api_health_view) only for an admin token. */
 void handle_status(struct api_request *req) {
         json_t *h = json_object();
 
         if (req->deps->health)
-                req->deps->health(req->deps->userdata, h, true);
+                req->deps->health(req->deps->userdata, h,
+                                  req->role >= AUTH_ROLE_ADMIN ? API_HEALTH_INTERNALS : API_HEALTH_STATUS);
         json_object_set_new(h, "http", json_pack("{s:I, s:I}",
                                                  "active_requests", (json_int_t) api_server_active(req->server),
                                                  "streams", (json_int_t) api_server_streams(req->server)));

@@ -200,7 +200,7 @@ static void on_bus_state(void *userdata, enum bus_state state, const char *detai
         check_ready(s);
 }
 
-static void fill_health(void *userdata, json_t *h, bool detailed) {
+static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
         struct service *s = userdata;
         enum store_state st = store_get_state(s->store);
         const char *bus_state = s->bus ? bus_state_to_string(bus_get_state(s->bus)) : "disabled";
@@ -210,16 +210,19 @@ static void fill_health(void *userdata, json_t *h, bool detailed) {
                                                                                           : "degraded"));
         json_object_set_new(h, "version", json_string(ARBITER_VERSION));
         json_object_set_new(h, "uptime_s", json_integer((now_usec() - s->started_usec) / USEC_PER_SEC));
-        if (!detailed) {
+        if (view == API_HEALTH_BRIEF) {
                 json_object_set_new(h, "database", json_pack("{s:s}", "state", store_state_to_string(st)));
                 json_object_set_new(h, "bus", json_pack("{s:s}", "state", bus_state));
                 json_object_set_new(h, "pads", json_pack("{s:i}", "connected", (int) padbus_connected(s->pads)));
                 return;
         }
         json_object_set_new(h, "started_at", json_string(s->started_at));
-        json_object_set_new(h, "database", json_pack("{s:s, s:s, s:I}", "state", store_state_to_string(st),
-                                                     "detail", store_get_detail(s->store),
+        json_object_set_new(h, "database", json_pack("{s:s, s:I}", "state", store_state_to_string(st),
                                                      "pending", (json_int_t) store_pending(s->store)));
+        /* its socket path, database name and user: for admins only */
+        if (view == API_HEALTH_INTERNALS)
+                json_object_set_new(json_object_get(h, "database"), "detail",
+                                    json_string(store_get_detail(s->store)));
         json_object_set_new(h, "bus", json_pack("{s:s, s:s, s:s}",
                                                 "kind", config_bus_to_string(s->cfg.bus),
                                                 "name", BUS_NAME,

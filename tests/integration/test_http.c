@@ -350,6 +350,36 @@ static void reads_of_admin_resources_need_a_token(void **state) {
         http_reply_done(&r);
 }
 
+/* With open_reads on, /v1/status answers anyone on the network: where the
+ * database is (its socket directory, name and user: the detail line) is
+ * shown to admin tokens only (issue 11). */
+static void status_shows_the_database_internals_to_admins_only(void **state) {
+        const char *dsn = harness_env("ARBITER_TEST_DSN");
+        const char *tokens[] = { NULL, display_token, referee_token };
+        char socket_dir[256] = "";
+        struct http_reply r;
+        (void) state;
+
+        /* "host=DIR ...": DIR is the database's socket directory */
+        assert_int_equal(sscanf(dsn, "host=%255s", socket_dir), 1);
+        for (size_t i = 0; i < sizeof tokens / sizeof tokens[0]; i++) {
+                http_get(&daemon_, "/v1/status", tokens[i], &r);
+                assert_int_equal(r.status, 200);
+                json_t *db = json_object_get(r.json, "database");
+                assert_string_equal(json_string_value(json_object_get(db, "state")), "ready");
+                if (json_object_get(db, "detail") || strstr(r.body, socket_dir))
+                        fail_msg("/v1/status with %s shows the database's internals: %s",
+                                 tokens[i] ? "a non-admin token" : "no token", r.body);
+                http_reply_done(&r);
+        }
+        http_get(&daemon_, "/v1/status", admin_token, &r);
+        assert_int_equal(r.status, 200);
+        const char *detail = json_string_value(json_object_get(json_object_get(r.json, "database"), "detail"));
+        assert_non_null(detail);
+        assert_non_null(strstr(detail, socket_dir));
+        http_reply_done(&r);
+}
+
 static void dbus_root_object_has_manager_and_version(void **state) {
         int st;
         (void) state;
@@ -483,6 +513,7 @@ int main(void) {
                 cmocka_unit_test(bad_token_requests_are_400),
                 cmocka_unit_test(unknown_members_are_400_naming_the_member),
                 cmocka_unit_test(reads_of_admin_resources_need_a_token),
+                cmocka_unit_test(status_shows_the_database_internals_to_admins_only),
                 cmocka_unit_test(dbus_root_object_has_manager_and_version),
                 cmocka_unit_test(dbus_doc_matches_live_introspection),
                 cmocka_unit_test(tables_are_created_listed_and_validated),
