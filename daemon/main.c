@@ -1,11 +1,13 @@
 /* daemon/main.c — arbiterd's command line. */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
 #include "common/log.h"
+#include "common/number.h"
 #include "daemon/config.h"
 #include "daemon/service.h"
 #include "hardware/serial.h"
@@ -22,28 +24,38 @@ static void usage(FILE *f) {
                 "      --create-token ROLE NAME\n"
                 "                             create an API token (ROLE: admin, referee or\n"
                 "                             display), print it once, and exit\n"
+                "      --spool-check          list what the spool holds, and any damage\n"
+                "      --spool-drop OFFSET    remove the damaged bytes at OFFSET from the spool\n"
+                "      --spool-truncate-at OFFSET\n"
+                "                             cut the spool at OFFSET (what follows is lost)\n"
                 "      --version              print the version and exit\n"
                 "  -h, --help                 print this help and exit\n"
                 "\n"
                 "Environment: ARBITER_DSN, ARBITER_LISTEN, ARBITER_BUS, ARBITER_MIGRATIONS,\n"
                 "ARBITER_WEB and ARBITER_LOG_LEVEL override the file.\n"
-                "Exit status: 0 ok, 1 failure, 64 usage, 65 database refused, 69 database\n"
+                "Exit status: 0 ok, 1 failure, 64 usage, 65 database or spool refused, 69 database\n"
                 "unreachable (one-shot modes), 78 bad configuration.\n");
 }
 
 int main(int argc, char **argv) {
-        enum { OPT_CHECK = 0x100, OPT_MIGRATE, OPT_TOKEN, OPT_VERSION };
+        enum { OPT_CHECK = 0x100, OPT_MIGRATE, OPT_TOKEN, OPT_VERSION, OPT_SPOOL_CHECK, OPT_SPOOL_DROP,
+               OPT_SPOOL_TRUNCATE };
         static const struct option options[] = {
                 { "config",       required_argument, NULL, 'c' },
                 { "check-config", no_argument,       NULL, OPT_CHECK },
                 { "migrate-only", no_argument,       NULL, OPT_MIGRATE },
                 { "create-token", required_argument, NULL, OPT_TOKEN },
                 { "version",      no_argument,       NULL, OPT_VERSION },
+                { "spool-check",  no_argument,       NULL, OPT_SPOOL_CHECK },
+                { "spool-drop",   required_argument, NULL, OPT_SPOOL_DROP },
+                { "spool-truncate-at", required_argument, NULL, OPT_SPOOL_TRUNCATE },
                 { "help",         no_argument,       NULL, 'h' },
                 {}
         };
         const char *config_path = NULL, *token_role = NULL, *token_name = NULL;
         bool check_only = false, migrate_only = false;
+        int spool_op = 0;
+        uint64_t spool_offset = 0;
         struct config cfg = { 0 };
         char err[1024];
         int c, status;
@@ -67,6 +79,23 @@ int main(int argc, char **argv) {
                                 return EXIT_USAGE;
                         }
                         token_name = argv[optind++];
+                        break;
+                case OPT_SPOOL_DROP:
+                case OPT_SPOOL_TRUNCATE:
+                        if (number_parse_u64(optarg, 0, INT64_MAX, &spool_offset) < 0) {
+                                fprintf(stderr, "arbiterd: --%s takes a byte offset, as arbiterd --spool-check "
+                                                "prints it, not \"%s\"\n",
+                                        c == OPT_SPOOL_DROP ? "spool-drop" : "spool-truncate-at", optarg);
+                                return EXIT_USAGE;
+                        }
+                        /* fall through */
+                case OPT_SPOOL_CHECK:
+                        if (spool_op && spool_op != c) {
+                                fprintf(stderr, "arbiterd: give one of --spool-check, --spool-drop and "
+                                                "--spool-truncate-at\n");
+                                return EXIT_USAGE;
+                        }
+                        spool_op = c;
                         break;
                 case OPT_VERSION:
                         printf("arbiterd %s\n", ARBITER_VERSION);
@@ -110,6 +139,12 @@ int main(int argc, char **argv) {
         if (check_only) {
                 printf("%s: configuration OK\n", config_path ? config_path : "(defaults and environment)");
                 status = EXIT_SUCCESS;
+        } else if (spool_op == OPT_SPOOL_CHECK) {
+                status = spool_cmd_check(&cfg);
+        } else if (spool_op == OPT_SPOOL_DROP) {
+                status = spool_cmd_drop(&cfg, spool_offset);
+        } else if (spool_op == OPT_SPOOL_TRUNCATE) {
+                status = spool_cmd_truncate_at(&cfg, spool_offset);
         } else if (migrate_only) {
                 status = oneshot_migrate(&cfg);
         } else if (token_role) {

@@ -309,6 +309,18 @@ static int open_spool(struct service *s) {
         int r;
 
         r = spool_open(s->cfg.spool_path, &s->spool, &records, &cut);
+        if (r == -EUCLEAN) {
+                /* Not restarted by systemd: a person decides (store/spool.h, "Damage"). */
+                s->exit_status = EXIT_DATAERR;
+                return log_error_errno(r, "the spool %s is damaged in the middle: whole records, acknowledged "
+                                       "inputs, follow the damage, so arbiterd does not cut them and does not "
+                                       "start. The file is kept as it is. Run arbiterd --spool-check to see "
+                                       "them, then arbiterd --spool-drop OFFSET or --spool-truncate-at OFFSET "
+                                       "(docs/operations.md, \"The spool\")", s->cfg.spool_path);
+        }
+        if (r == -EBUSY)
+                return log_error_errno(r, "the spool %s is open in another arbiterd; each daemon needs a spool "
+                                       "of its own ([database] spool, ARBITER_SPOOL)", s->cfg.spool_path);
         if (r < 0)
                 return log_error_errno(r, "cannot open the spool %s: %s; [database] spool (ARBITER_SPOOL) must "
                                        "name a file in a directory arbiterd can write", s->cfg.spool_path,
@@ -580,7 +592,7 @@ int service_run(const char *config_path, struct config *cfg) {
         r = start(&s);
         if (r >= 0)
                 r = loop_run(s.loop);
-        if (r < 0 && !s.stopping)
+        if (r < 0 && !s.stopping && s.exit_status == EXIT_SUCCESS)
                 s.exit_status = EXIT_FAILURE;
         stop(&s);
         if (s.exit_status == EXIT_SUCCESS)

@@ -10,6 +10,8 @@
 #ifndef ARBITER_DAEMON_SERVICE_H
 #define ARBITER_DAEMON_SERVICE_H
 
+#include <stdint.h>
+
 #include "daemon/config.h"
 
 #define EXIT_USAGE       64
@@ -26,5 +28,12 @@ int oneshot_migrate(const struct config *cfg);
 
 /* Connects, migrates, creates a token and prints it once on stdout. */
 int oneshot_create_token(const struct config *cfg, const char *role, const char *name);
+
+/* The operator's spool commands (daemon/spool_cmd.c): list what [database]
+ * spool holds (exit 0, or 65 when it is damaged), cut it at an offset, or
+ * drop the damaged range at an offset. */
+int spool_cmd_check(const struct config *cfg);
+int spool_cmd_truncate_at(const struct config *cfg, uint64_t offset);
+int spool_cmd_drop(const struct config *cfg, uint64_t offset);
 
 #endif

@@ -7,11 +7,25 @@
  *
  *     u32 length (LE) | u32 CRC-32C of the payload (LE) | payload
  *
- * and the file is a sequence of records.  A crash can leave a torn tail (a
- * short header, a short payload, a payload whose CRC fails): spool_open()
- * keeps every whole record before it and truncates the rest, so what was
- * acknowledged (fsync'd) is never lost and what was not is never replayed
- * half-written.
+ * and the file is a sequence of records.  One process writes a spool: it
+ * holds an exclusive flock(2) on the file while it has it open.
+ *
+ * Damage.  A record is whole when its length fits the file and its CRC
+ * holds.  spool_open() walks the records from the start; at the first
+ * that is not whole it looks for a whole record anywhere after it:
+ *   - none: the bad bytes are a torn tail, a write that a crash cut short.
+ *     Records are appended and fsync'd one at a time, so only the last
+ *     can be torn, and it was never acknowledged: it is cut, and the
+ *     whole records before it are kept;
+ *   - one: the bad bytes are damage in the middle (a disk error, a bit
+ *     flipped at rest), and the whole records after them were
+ *     acknowledged.  spool_open() refuses (-EUCLEAN) and changes nothing;
+ *     an operator looks (spool_scan, `arbiterd --spool-check`) and decides:
+ *     spool_drop() removes the damaged bytes and keeps what follows,
+ *     spool_truncate_at() cuts everything from an offset on
+ *     (docs/operations.md, "The spool").
+ * A bit flipped in the last record cannot be told from a torn write: it is
+ * cut like one.
  *
  * A record is removed only by spool_consume(): the flusher reads records
  * from the front, writes them to the database, and after the commit
@@ -35,8 +49,10 @@
 
 struct spool;
 
-/* Opens (creating) path, truncating a torn tail.  *ret_records says how
- * many whole records it holds, *ret_truncated how many bytes were cut. */
+/* Opens (creating) path, truncating a torn tail (see "Damage").
+ * *ret_records says how many whole records it holds, *ret_truncated how
+ * many bytes were cut.  -EUCLEAN when it is damaged in the middle (the
+ * file is left as it is), -EBUSY when another process has it open. */
 int spool_open(const char *path, struct spool **ret, size_t *ret_records, size_t *ret_truncated);
 void spool_close(struct spool *s);     /* accepts NULL */
 
@@ -54,6 +70,36 @@ int spool_foreach(struct spool *s, spool_fn fn, void *userdata);
 int spool_consume(struct spool *s, size_t n);
 
 size_t spool_pending(const struct spool *s);
+
+/* What a scan of a spool file finds, in file order: each whole record,
+ * each damaged range (bad bytes a whole record follows), and a torn tail
+ * (bad bytes at the end).  offset and length are in bytes of the file; a
+ * record's payload is data/len (borrowed for the callback). */
+enum spool_item_kind {
+        SPOOL_ITEM_RECORD,
+        SPOOL_ITEM_DAMAGED,
+        SPOOL_ITEM_TORN_TAIL,
+};
+struct spool_item {
+        enum spool_item_kind kind;
+        uint64_t offset, length;
+        const void *data;
+        size_t len;
+};
+typedef int (*spool_scan_fn)(void *userdata, const struct spool_item *it);
+/* Reads path without changing it (also while a daemon has it open) and
+ * calls fn for each item; stops early when fn returns non-zero and returns
+ * that value. */
+int spool_scan(const char *path, spool_scan_fn fn, void *userdata);
+
+/* An operator's repairs, for a spool no process has open (-EBUSY).
+ * spool_truncate_at cuts the file at offset, which must start an item or
+ * be the file's end (else -EINVAL); *ret_cut says how many bytes went.
+ * spool_drop removes the damaged range that starts at offset (else
+ * -EINVAL), keeping everything after it: the file is rewritten beside
+ * itself and renamed over, so that a crash leaves one or the other. */
+int spool_truncate_at(const char *path, uint64_t offset, uint64_t *ret_cut);
+int spool_drop(const char *path, uint64_t offset, uint64_t *ret_dropped);
 
 /* CRC-32C (Castagnoli), exposed for tests: check value 0xe3069283 for "123456789". */
 uint32_t spool_crc32c(const void *data, size_t len);

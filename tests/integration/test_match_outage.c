@@ -16,6 +16,7 @@
 
 #include "tests/integration/harness.h"
 #include "tests/integration/crash_pilot_view.h"
+#include "store/spool.h"
 
 static struct daemon_proc daemon_;
 static char *referee_token, *pg_dir;
@@ -237,10 +238,66 @@ static void an_unopenable_spool_stops_the_start(void **state) {
         free(env_spool);
 }
 
+/* A spool damaged in the middle (whole records after the damage) stops
+ * the start with exit status 65 and a message saying what to run; the file
+ * is kept byte for byte; --spool-check shows the damage and exits 65;
+ * --spool-drop removes the damaged bytes, keeping the records after them,
+ * and the daemon starts. */
+static void a_damaged_spool_waits_for_an_operator(void **state) {
+        static const char *const records[] = { "{\"not\": \"an input 1\"}", "{\"not\": \"an input 2\"}",
+                                               "{\"not\": \"an input 3\"}" };
+        struct daemon_proc d;
+        struct spool *sp;
+        char *path, *env_spool, *before, *after, *out;
+        int st;
+        (void) state;
+
+        assert_true(asprintf(&path, "%s/%s", harness_env("ARBITER_TEST_TMP"), unique_name("damaged")) > 0);
+        assert_int_equal(spool_open(path, &sp, NULL, NULL), 0);
+        for (size_t i = 0; i < 3; i++)
+                assert_int_equal(spool_append(sp, records[i], strlen(records[i])), 0);
+        spool_close(sp);
+        /* a bit of the second record's payload flips at rest */
+        size_t second = 8 + strlen(records[0]);
+        assert_int_equal(run_cmd("printf 'X' | dd of='%s' bs=1 seek=%zu conv=notrunc status=none", path,
+                                 second + 8 + 3), 0);
+        before = run_capture(&st, "od -An -tx1 -v '%s'", path);
+
+        assert_true(asprintf(&env_spool, "ARBITER_SPOOL=%s", path) > 0);
+        const char *env[] = { env_spool, NULL };
+        daemon_start(&d, env, NULL, false);
+        assert_int_equal(daemon_wait_exit(&d), 65);
+        assert_true(daemon_log_contains(&d, "is damaged in the middle"));
+        assert_true(daemon_log_contains(&d, "--spool-check"));
+        after = run_capture(&st, "od -An -tx1 -v '%s'", path);
+        assert_string_equal(before, after);
+
+        out = run_capture(&st, "ARBITER_SPOOL='%s' '%s' --spool-check", path, harness_env("ARBITER_TEST_DAEMON"));
+        assert_int_equal(st, 65);
+        char needle[64];
+        snprintf(needle, sizeof needle, "at %zu: DAMAGED", second);
+        if (!strstr(out, needle) || !strstr(out, "--spool-drop"))
+                fail_msg("--spool-check did not show the damage at %zu:\n%s", second, out);
+        free(out);
+        out = run_capture(&st, "ARBITER_SPOOL='%s' '%s' --spool-drop %zu", path, harness_env("ARBITER_TEST_DAEMON"),
+                          second);
+        assert_int_equal(st, 0);
+        free(out);
+
+        daemon_start(&d, env, NULL, true);
+        assert_true(daemon_log_contains(&d, "holds 2 inputs"));
+        assert_int_equal(daemon_stop(&d, SIGTERM, NULL), 0);
+        free(before);
+        free(after);
+        free(env_spool);
+        free(path);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(inputs_made_during_an_outage_are_spooled_and_flushed, stop_cluster),
                 cmocka_unit_test_teardown(an_unopenable_spool_stops_the_start, harness_kill_daemons),
+                cmocka_unit_test_teardown(a_damaged_spool_waits_for_an_operator, harness_kill_daemons),
         };
         curl_global_init(CURL_GLOBAL_ALL);
         int r = cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,18 +19,27 @@
 
 static char dir[] = "/tmp/arbiter-spool-XXXXXX";
 static char path[128];
+/* The bit-flip test opens its spool once per bit: on a tmpfs when there is
+ * one (/dev/shm), so that the truncations' fsyncs cost nothing. */
+static char flip_path[PATH_MAX];
 
 static int setup(void **state) {
+        struct stat st;
         (void) state;
         if (!mkdtemp(dir))
                 return -1;
         snprintf(path, sizeof path, "%s/spool", dir);
+        if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0)
+                snprintf(flip_path, sizeof flip_path, "/dev/shm/arbiter-spool-flip-%ld", (long) getpid());
+        else
+                snprintf(flip_path, sizeof flip_path, "%s/flip", dir);
         return 0;
 }
 
 static int teardown(void **state) {
         (void) state;
         unlink(path);
+        unlink(flip_path);
         rmdir(dir);
         return 0;
 }
@@ -36,6 +47,7 @@ static int teardown(void **state) {
 static int reset(void **state) {
         (void) state;
         unlink(path);
+        unlink(flip_path);
         return 0;
 }
 
@@ -115,31 +127,169 @@ static void a_torn_tail_is_cut_at_every_length(void **state) {
         }
 }
 
-static void a_corrupt_record_ends_the_spool_there(void **state) {
-        static const char *const v[] = { "first", "second", "third" };
+/* The spool of the bit-flip test: small, so that flipping each of its
+ * bits is cheap; records of different lengths, so that a flipped length
+ * can land anywhere. */
+#define FLIP_RECORDS 8
+
+static size_t read_file(const char *p, uint8_t *buf, size_t cap) {
+        int fd = open(p, O_RDONLY);
+        ssize_t n;
+
+        assert_true(fd >= 0);
+        n = read(fd, buf, cap);
+        assert_true(n >= 0 && (size_t) n < cap);
+        close(fd);
+        return (size_t) n;
+}
+
+static void write_file(const char *p, const uint8_t *buf, size_t len) {
+        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, buf, len), (ssize_t) len);
+        close(fd);
+}
+
+/* Every single flipped bit of a spool of many records: in the last record
+ * it is a torn tail (cut: nothing after it was acknowledged or can be told
+ * apart from a write a crash cut short); anywhere before, whole records
+ * follow the damage, so spool_open refuses (-EUCLEAN) and leaves the file
+ * exactly as it found it, acknowledged records and all. */
+static void a_flipped_bit_before_the_last_record_keeps_the_file(void **state) {
+        char text[FLIP_RECORDS][32];
+        const char *v[FLIP_RECORDS];
+        uint8_t orig[1024], flipped[1024], now[1024];
+        size_t size, last_at, n, cut;
         struct spool *sp;
+        (void) state;
+
+        assert_int_equal(spool_open(flip_path, &sp, NULL, NULL), 0);
+        for (size_t i = 0; i < FLIP_RECORDS; i++) {
+                snprintf(text[i], sizeof text[i], "record %zu%.*s", i, (int) (i * 3), "xxxxxxxxxxxxxxxxxxxxxxxx");
+                v[i] = text[i];
+        }
+        append_strings(sp, v, FLIP_RECORDS - 1);
+        struct stat st;
+        assert_int_equal(stat(flip_path, &st), 0);
+        last_at = (size_t) st.st_size;
+        append_strings(sp, &v[FLIP_RECORDS - 1], 1);
+        spool_close(sp);
+        size = read_file(flip_path, orig, sizeof orig);
+
+        for (size_t bit = 0; bit < size * 8; bit++) {
+                memcpy(flipped, orig, size);
+                flipped[bit / 8] ^= (uint8_t) (1u << (bit % 8));
+                write_file(flip_path, flipped, size);
+                int r = spool_open(flip_path, &sp, &n, &cut);
+                if (bit / 8 >= last_at) {
+                        struct seen seen = { 0 };
+                        if (r != 0)
+                                fail_msg("bit %zu (in the last record): spool_open gave %d", bit, r);
+                        assert_int_equal(n, FLIP_RECORDS - 1);
+                        assert_int_equal(cut, size - last_at);
+                        assert_int_equal(spool_foreach(sp, collect, &seen), 0);
+                        assert_int_equal(seen.n, FLIP_RECORDS - 1);
+                        for (size_t i = 0; i < seen.n; i++)
+                                assert_string_equal(seen.items[i], v[i]);
+                        spool_close(sp);
+                        assert_int_equal(read_file(flip_path, now, sizeof now), last_at);
+                        continue;
+                }
+                if (r != -EUCLEAN) {
+                        if (r == 0)
+                                spool_close(sp);
+                        fail_msg("bit %zu (byte %zu, before the last record at %zu): spool_open gave %d "
+                                 "(%zu records, %zu bytes cut), not -EUCLEAN", bit, bit / 8, last_at, r, n, cut);
+                }
+                if (read_file(flip_path, now, sizeof now) != size || memcmp(now, flipped, size) != 0)
+                        fail_msg("bit %zu: the refused spool was changed", bit);
+        }
+}
+
+/* What a scan saw: kinds and offsets, in order. */
+struct items {
+        enum spool_item_kind kind[16];
+        uint64_t offset[16], length[16];
+        size_t n;
+};
+
+static int collect_items(void *userdata, const struct spool_item *it) {
+        struct items *v = userdata;
+        assert_true(v->n < 16);
+        v->kind[v->n] = it->kind;
+        v->offset[v->n] = it->offset;
+        v->length[v->n] = it->length;
+        v->n++;
+        return 0;
+}
+
+/* Three records, the second's payload damaged, and a torn tail: the scan
+ * names each; open refuses; the operator drops the damaged record (the
+ * third stays) or cuts from it; neither is allowed while the spool is open. */
+static void damage_is_shown_and_only_an_operator_repairs_it(void **state) {
+        static const char *const v[] = { "first", "second", "third" };
+        struct spool *sp, *busy;
+        struct items items = { 0 };
         struct seen seen = { 0 };
+        uint64_t second = 8 + 5, third = second + 8 + 6, gone;
         size_t n, cut;
         (void) state;
 
         assert_int_equal(spool_open(path, &sp, NULL, NULL), 0);
         append_strings(sp, v, 3);
         spool_close(sp);
-        /* flip a byte of the second payload */
         int fd = open(path, O_RDWR);
-        off_t at = 8 + 5 + 8 + 2;
         char c;
-        assert_int_equal(pread(fd, &c, 1, at), 1);
+        assert_int_equal(pread(fd, &c, 1, (off_t) second + 8 + 2), 1);
         c ^= 0x20;
-        assert_int_equal(pwrite(fd, &c, 1, at), 1);
+        assert_int_equal(pwrite(fd, &c, 1, (off_t) second + 8 + 2), 1);
+        assert_int_equal(pwrite(fd, "\x07\0", 2, (off_t) third + 8 + 5), 2);       /* a torn tail */
         close(fd);
 
+        assert_int_equal(spool_scan(path, collect_items, &items), 0);
+        assert_int_equal(items.n, 4);
+        assert_int_equal(items.kind[0], SPOOL_ITEM_RECORD);
+        assert_int_equal(items.kind[1], SPOOL_ITEM_DAMAGED);
+        assert_int_equal(items.offset[1], second);
+        assert_int_equal(items.length[1], third - second);
+        assert_int_equal(items.kind[2], SPOOL_ITEM_RECORD);
+        assert_int_equal(items.offset[2], third);
+        assert_int_equal(items.kind[3], SPOOL_ITEM_TORN_TAIL);
+        assert_int_equal(items.length[3], 2);
+
+        assert_int_equal(spool_open(path, &sp, &n, &cut), -EUCLEAN);
+        assert_int_equal(spool_drop(path, 0, NULL), -EINVAL);           /* a whole record */
+        assert_int_equal(spool_truncate_at(path, second + 1, NULL), -EINVAL);   /* no item starts there */
+
+        /* held by another open spool: no repair */
+        {
+                struct spool *other;
+                char held[PATH_MAX];
+                snprintf(held, sizeof held, "%s.held", path);
+                assert_int_equal(spool_open(held, &other, NULL, NULL), 0);
+                assert_int_equal(spool_open(held, &busy, NULL, NULL), -EBUSY);
+                assert_int_equal(spool_truncate_at(held, 0, NULL), -EBUSY);
+                spool_close(other);
+                unlink(held);
+        }
+
+        assert_int_equal(spool_drop(path, second, &gone), 0);
+        assert_int_equal(gone, third - second);
+        assert_int_equal(spool_open(path, &sp, &n, &cut), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(cut, 2);
+        assert_int_equal(spool_foreach(sp, collect, &seen), 0);
+        assert_int_equal(seen.n, 2);
+        assert_string_equal(seen.items[0], "first");
+        assert_string_equal(seen.items[1], "third");
+        spool_close(sp);
+
+        assert_int_equal(spool_truncate_at(path, second, &gone), 0);
+        assert_int_equal(gone, 8 + 5);
         assert_int_equal(spool_open(path, &sp, &n, &cut), 0);
         assert_int_equal(n, 1);
-        assert_int_equal(cut, (size_t) (8 + 6 + 8 + 5));
-        assert_int_equal(spool_foreach(sp, collect, &seen), 0);
-        assert_int_equal(seen.n, 1);
-        assert_string_equal(seen.items[0], "first");
+        assert_int_equal(cut, 0);
         spool_close(sp);
 }
 
@@ -185,7 +335,8 @@ int main(void) {
                 cmocka_unit_test(crc32c_check_value),
                 cmocka_unit_test_setup(records_survive_a_reopen_in_order, reset),
                 cmocka_unit_test_setup(a_torn_tail_is_cut_at_every_length, reset),
-                cmocka_unit_test_setup(a_corrupt_record_ends_the_spool_there, reset),
+                cmocka_unit_test_setup(a_flipped_bit_before_the_last_record_keeps_the_file, reset),
+                cmocka_unit_test_setup(damage_is_shown_and_only_an_operator_repairs_it, reset),
                 cmocka_unit_test_setup(consumed_records_are_not_replayed, reset),
                 cmocka_unit_test_setup(bad_sizes_are_refused, reset),
         };
