@@ -9,6 +9,9 @@
 # anything it left behind by pid; the test's EXIT trap must call it, so that
 # a failed test stops the venue too.
 #
+# VENUE_OWN_PG=1 leaves ARBITER_DSN out, so that the script makes and starts
+# its own cluster under the venue's var/pg, as `make run` does.
+#
 # After venue_start: VENUE_PID, VENUE_URL (http://127.0.0.1:PORT),
 # VENUE_LISTEN (127.0.0.1:PORT), VENUE_RUN (its var/ directory), VENUE_OUT
 # and VENUE_ERR (the script's stdout and stderr: the daemon logs there).
@@ -44,13 +47,16 @@ venue_start() {
     VENUE_LISTEN="127.0.0.1:$(venue_free_port)"
     # shellcheck disable=SC2034  # for the tests that source this file
     VENUE_URL="http://$VENUE_LISTEN"
-    db="venue_$$_${RANDOM}"
-    "$VENUE_ROOT/tools/pgcluster" "$ARBITER_TEST_PGDIR" psql -q -c "CREATE DATABASE $db" >/dev/null
+    local -a dsn=()
+    if [[ -z ${VENUE_OWN_PG:-} ]]; then
+        db="venue_$$_${RANDOM}"
+        "$VENUE_ROOT/tools/pgcluster" "$ARBITER_TEST_PGDIR" psql -q -c "CREATE DATABASE $db" >/dev/null
+        dsn=(ARBITER_DSN="${ARBITER_TEST_DSN/dbname=arbiter/dbname=$db}")
+    fi
     # SIGINT back to its default: a background job of a script starts with
     # it ignored, and the venue is stopped as Ctrl-C stops make run.
     ARBITER_RUN_DIR="$VENUE_RUN" ARBITER_LISTEN="$VENUE_LISTEN" ARBITER_BOTS_OPTIONS="${2:-}" \
-        ARBITER_DSN="${ARBITER_TEST_DSN/dbname=arbiter/dbname=$db}" \
-        env --default-signal=INT "$VENUE_ROOT/tools/run-local.sh" "$ARBITER_TEST_BUILD" \
+        env -u ARBITER_DSN --default-signal=INT "${dsn[@]}" "$VENUE_ROOT/tools/run-local.sh" "$ARBITER_TEST_BUILD" \
         >"$VENUE_OUT" 2>"$VENUE_ERR" </dev/null &
     VENUE_PID=$!
     if ! venue_wait_line "$VENUE_ERR" "venue ready"; then
