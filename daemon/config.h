@@ -56,7 +56,7 @@ struct config {
         /* [database] */
         char *dsn;                      /* dsn = "dbname=arbiter" (libpq conninfo or URI) */
         unsigned statement_timeout_ms;  /* statement_timeout = 5000 (ms, 100..600000) */
-        unsigned reconnect_max_s;       /* reconnect_max = 30 (s, 1..3600): back-off ceiling */
+        unsigned reconnect_max_s;       /* reconnect_max = 2 (s, 1..3600): back-off ceiling */
         char *migrations_dir;           /* migrations = ARBITER_DATADIR/migrations */
         char *spool_path;               /* spool = /var/lib/arbiter/spool: inputs while the database is away */
 

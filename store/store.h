@@ -20,7 +20,8 @@
  * a lost server, the migration lock wait cut by statement_timeout) retries.
  * statement_timeout applies to the migration run too.
  *
- * Back-off doubles from 250 ms up to reconnect_max_s, reset by a success.
+ * Back-off doubles from 250 ms up to reconnect_max_s (2 s by default, so
+ * that a database that is back is used within 3 s), reset by a success.
  * On every (re)connect the migration runner (store/migrate.h) applies what is
  * pending before any application query is sent, then LISTENs again on the
  * channels registered with store_listen().

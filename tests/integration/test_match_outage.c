@@ -16,6 +16,7 @@
 
 #include "tests/integration/harness.h"
 #include "tests/integration/crash_pilot_view.h"
+#include "tests/integration/sse_client.h"
 #include "store/spool.h"
 
 static struct daemon_proc daemon_;
@@ -238,6 +239,71 @@ static void an_unopenable_spool_stops_the_start(void **state) {
         free(env_spool);
 }
 
+/* Lines of the daemon's log (it runs at debug level) that contain needle,
+ * from byte from on. */
+static size_t log_count(const struct daemon_proc *d, size_t from, const char *needle) {
+        char *log = daemon_log(d), *p = log + (from < strlen(log) ? from : strlen(log));
+        size_t n = 0;
+
+        while ((p = strstr(p, needle))) {
+                n++;
+                p += strlen(needle);
+        }
+        free(log);
+        return n;
+}
+
+static size_t log_size(const struct daemon_proc *d) {
+        char *log = daemon_log(d);
+        size_t n = strlen(log);
+        free(log);
+        return n;
+}
+
+/* After an outage long enough for the back-off to grow (six failed
+ * attempts), a database that is back is used again within 3 s. */
+#define RECONNECT_ATTEMPTS      6
+#define RECONNECT_WITHIN_MS     3000
+
+static void a_database_that_returns_is_used_within_3_s(void **state) {
+        char *dir, *dsn, *env_dsn;
+        struct daemon_proc d;
+        int st;
+        (void) state;
+
+        assert_true(asprintf(&dir, "%s/%s", harness_env("ARBITER_TEST_TMP"), unique_name("back")) > 0);
+        assert_int_equal(run_cmd("mkdir -p '%s'", dir), 0);
+        assert_true(asprintf(&pg_dir, "%s/pg", dir) > 0);
+        pg("init");
+        pg("start");
+        dsn = run_capture(&st, "'%s/tools/pgcluster' '%s' dsn", harness_env("ARBITER_TEST_ROOT"), pg_dir);
+        dsn[strcspn(dsn, "\n")] = '\0';
+        assert_true(asprintf(&env_dsn, "ARBITER_DSN=%s", dsn) > 0);
+        const char *env[] = { env_dsn, NULL };
+        daemon_start(&d, env, NULL, true);
+        assert_true(wait_database_state(&d, "ready", HARNESS_WAIT_MS));
+
+        size_t from = log_size(&d);
+        pg("stop");
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
+             log_count(&d, from, "debug: database disconnected:") < RECONNECT_ATTEMPTS;) {
+                if (mono_ms() > deadline)
+                        fail_msg("the daemon did not try to reconnect %d times", RECONNECT_ATTEMPTS);
+                usleep(20000);
+        }
+        pg("start");
+        int64_t back = mono_ms();
+        assert_true(wait_database_state(&d, "ready", HARNESS_WAIT_MS));
+        int64_t took = mono_ms() - back;
+        if (took > RECONNECT_WITHIN_MS)
+                fail_msg("the database was back, but the daemon used it only %lld ms later",
+                         (long long) took);
+        assert_int_equal(daemon_stop(&d, SIGTERM, NULL), 0);
+        free(env_dsn);
+        free(dsn);
+        free(dir);
+}
+
 /* A spool damaged in the middle (whole records after the damage) stops
  * the start with exit status 65 and a message saying what to run; the file
  * is kept byte for byte; --spool-check shows the damage and exits 65;
@@ -298,6 +364,7 @@ int main(void) {
                 cmocka_unit_test_teardown(inputs_made_during_an_outage_are_spooled_and_flushed, stop_cluster),
                 cmocka_unit_test_teardown(an_unopenable_spool_stops_the_start, harness_kill_daemons),
                 cmocka_unit_test_teardown(a_damaged_spool_waits_for_an_operator, harness_kill_daemons),
+                cmocka_unit_test_teardown(a_database_that_returns_is_used_within_3_s, stop_cluster),
         };
         curl_global_init(CURL_GLOBAL_ALL);
         int r = cmocka_run_group_tests(tests, NULL, NULL);

@@ -137,7 +137,7 @@ static void test_defaults(void **state) {
         assert_int_equal(cfg.sse_max_streams, 128);
         assert_string_equal(cfg.dsn, "dbname=arbiter");
         assert_int_equal(cfg.statement_timeout_ms, 5000);
-        assert_int_equal(cfg.reconnect_max_s, 30);
+        assert_int_equal(cfg.reconnect_max_s, 2);
         assert_string_equal(cfg.migrations_dir, ARBITER_DATADIR "/migrations");
         assert_string_equal(cfg.spool_path, "/var/lib/arbiter/spool");
         assert_int_equal(cfg.bus, CONFIG_BUS_SYSTEM);
