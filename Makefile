@@ -17,6 +17,8 @@ UNITDIR    ?= /lib/systemd/system
 DBUSDIR    ?= /usr/share/dbus-1/system.d
 SYSUSERSDIR ?= /usr/lib/sysusers.d
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
+# The empty root directory of arbiterd.service (RootDirectory=).
+ROOTDIR    ?= $(PREFIX)/lib/arbiter/root
 
 # SAN=1 builds everything with AddressSanitizer and UBSan into build-asan/.
 SAN ?= 0
@@ -222,9 +224,14 @@ install: all
 	$(Q)for t in $(TOOL_BINS); do install -m 0755 $$t $(DESTDIR)$(BINDIR)/; done
 	$(Q)install -m 0644 migrations/*.sql $(DESTDIR)$(DATADIR)/migrations/
 	$(Q)if [ -n "$$(ls web 2>/dev/null)" ]; then cp -R web/. $(DESTDIR)$(DATADIR)/web/; fi
-	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/arbiterd.service > $(DESTDIR)$(UNITDIR)/arbiterd.service
+	$(Q)sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@ROOTDIR@|$(ROOTDIR)|g' systemd/arbiterd.service \
+	  > $(DESTDIR)$(UNITDIR)/arbiterd.service
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/arbiterd.service
 	$(Q)install -m 0644 systemd/arbiterd.socket $(DESTDIR)$(UNITDIR)/
+	$(Q)install -D -m 0644 systemd/arbiterd-single-venue.conf $(DESTDIR)$(DATADIR)/systemd/arbiterd-single-venue.conf
+	$(Q)install -d $(addprefix $(DESTDIR)$(ROOTDIR)/,dev etc proc run sys tmp usr var/lib/arbiter var/tmp)
+	$(Q)for l in bin:usr/bin lib:usr/lib lib64:usr/lib64 sbin:usr/sbin var/run:../run; do \
+	  ln -sfn $${l#*:} $(DESTDIR)$(ROOTDIR)/$${l%%:*}; done
 	$(Q)install -m 0644 systemd/org.arbiter.Arbiter1.conf $(DESTDIR)$(DBUSDIR)/
 	$(Q)install -m 0644 systemd/arbiterd.sysusers $(DESTDIR)$(SYSUSERSDIR)/arbiter.conf
 	$(Q)install -m 0644 systemd/arbiterd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/arbiter.conf
