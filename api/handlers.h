@@ -64,6 +64,7 @@ void handle_tournament_match_call(struct api_request *req);
 void handle_tournament_match_result(struct api_request *req);
 void handle_tournament_match_correct(struct api_request *req);
 void handle_tournament_corrections(struct api_request *req);
+void handle_tournament_calls(struct api_request *req);
 void handle_tournament_queue(struct api_request *req);
 void handle_tournament_standings(struct api_request *req);
 void handle_tournament_bracket(struct api_request *req);

@@ -86,12 +86,20 @@ static void on_runtime_created(void *userdata, json_t *match) {
         snprintf(id_s, sizeof id_s, "%" PRId64, c->match);
         snprintf(match_s, sizeof match_s, "%" PRId64, (int64_t) json_integer_value(json_object_get(match, "id")));
         snprintf(table_s, sizeof table_s, "%" PRId64, (int64_t) json_integer_value(json_object_get(match, "table")));
-        const char *p[] = { id_s, match_s, json_is_integer(json_object_get(match, "table")) ? table_s : NULL };
+        char tournament_s[24], attempt_s[16], epoch_s[16];
+        snprintf(tournament_s, sizeof tournament_s, "%" PRId64, c->id);
+        snprintf(attempt_s, sizeof attempt_s, "%d", c->attempt);
+        snprintf(epoch_s, sizeof epoch_s, "%d", c->epoch);
+        const char *p[] = { id_s, match_s, json_is_integer(json_object_get(match, "table")) ? table_s : NULL,
+                            tournament_s, attempt_s, epoch_s };
+        /* the call goes on record with the identity its seed came from */
         stage_req_query(c,
               "WITH m AS (UPDATE stage_matches SET match_id = $2::bigint, table_id = coalesce($3::bigint, table_id), "
-              "             state = 'called' WHERE id = $1 AND state = 'pending' RETURNING *) "
+              "             state = 'called' WHERE id = $1 AND state = 'pending' RETURNING *), "
+              "     c AS (INSERT INTO match_calls (match_id, tournament_id, stage_match_id, attempt, epoch) "
+              "           SELECT $2::bigint, $4::bigint, m.id, $5::int, $6::int FROM m) "
               "SELECT " STAGE_MATCH_JSON("m") " FROM m JOIN stages s ON s.id = m.stage_id",
-              3, p, on_called);
+              6, p, on_called);
 }
 
 /* Whether the runtime is there to call matches into (else a 503). */
@@ -102,9 +110,10 @@ static bool req_has_matches(struct api_request *req) {
         return false;
 }
 
+static void on_call_identity(void *userdata, const PGresult *res, const char *error);
+
 static void on_call_snapshot(void *userdata, const PGresult *res, const char *error) {
         struct stage_req *c = userdata;
-        json_t *table = json_object_get(c->req->body, "table"), *players, *spec;
         int i = match_index(c, res, error);
 
         if (i < 0)
@@ -125,11 +134,37 @@ static void on_call_snapshot(void *userdata, const PGresult *res, const char *er
                 stage_req_free(c);
                 return;
         }
+        char id_s[24], match_s[24];
+        snprintf(id_s, sizeof id_s, "%" PRId64, c->id);
+        snprintf(match_s, sizeof match_s, "%" PRId64, c->match);
+        const char *p[] = { id_s, match_s };
+        stage_req_query(c, tour_next_call_sql, 2, p, on_call_identity);
+}
+
+/* The call's seed, from the tournament's current secret and the call's
+ * identity (tournaments.h, "Fair draws"); then the live match. */
+static void on_call_identity(void *userdata, const PGresult *res, const char *error) {
+        struct stage_req *c = userdata;
+        json_t *table = json_object_get(c->req->body, "table"), *players, *spec;
+        int i = stage_data_match(&c->d, c->match);
+        uint64_t seed;
+
+        if (!res || PQntuples(res) != 1 || i < 0) {
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the tournament's secret failed: %s",
+                                  res ? "the tournament is gone" : error);
+                stage_req_free(c);
+                return;
+        }
+        c->epoch = atoi(PQgetvalue(res, 0, 1));
+        c->attempt = atoi(PQgetvalue(res, 0, 2));
+        if (tour_call_seed(PQgetvalue(res, 0, 0), c->id, c->match, c->attempt, &seed) < 0) {
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the tournament's secret is damaged");
+                stage_req_free(c);
+                return;
+        }
         players = json_array();
         for (int k = 0; k < c->d.matches[i].n; k++)
                 json_array_append_new(players, json_string(c->d.names[c->d.matches[i].entrant[k]]));
-        /* the match's seed follows from the tournament's: same event, same cards */
-        uint64_t seed = (c->d.seed ^ ((uint64_t) c->match * UINT64_C(0x9e3779b97f4a7c15))) & (uint64_t) INT64_MAX;
         spec = json_pack("{s:s, s:o, s:o, s:I, s:O, s:O?}", "game", c->d.game, "table",
                          json_is_integer(table) ? json_incref(table)
                          : c->d.match_tables[i] ? json_integer(c->d.match_tables[i]) : json_null(),

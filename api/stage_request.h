@@ -37,6 +37,9 @@ struct stage_req {
         int64_t starting;
         int advance;
         enum tour_format next_format;
+        /* Calling a match: the call's attempt and the secret's epoch, the
+         * identity its seed came from (tournaments.h, "Fair draws"). */
+        int attempt, epoch;
 };
 
 /* NULL after replying 500. */

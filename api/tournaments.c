@@ -14,7 +14,8 @@
  *   check_in → running            with a stage and two or more checked-in players
  *   running → check_in            while no stage has made a match
  *   running → finished            when every stage is finished
- *   finished → running            reopen: to add a stage
+ *   finished → running            reopen: to add a stage (with a new secret, a new epoch:
+ *                                 tournaments.h, "Fair draws")
  * Any other move is a 409 naming the moves the current state allows.
  */
 #include <errno.h>
@@ -35,6 +36,7 @@
 #define TOURNAMENT_JSON(t) \
         "jsonb_build_object('id', " t ".id, 'name', " t ".name, 'game', " t ".game, " \
         "'seed', CASE WHEN " t ".state = 'finished' THEN " t ".seed END, " \
+        "'competitive', " t ".competitive, 'secrets', " TOUR_SECRETS_JSON(t) ", " \
         "'state', " t ".state, 'match_config', " t ".match_config, 'tables', to_jsonb(" t ".tables), " \
         "'created_by', " t ".created_by, 'created_at', " TOUR_TIME(t ".created_at") ", " \
         "'registrations', (SELECT count(*) FROM registrations r WHERE r.tournament_id = " t ".id), " \
@@ -137,9 +139,11 @@ static void on_tournament_created(void *userdata, const PGresult *res, const cha
 void handle_tournaments_create(struct api_request *req) {
         json_t *name = json_object_get(req->body, "name"), *game = json_object_get(req->body, "game"),
                *seed = json_object_get(req->body, "seed"), *config = json_object_get(req->body, "match_config"),
-               *tables = json_object_get(req->body, "tables"), *it;
-        char seed_s[24], err[256], *config_text, *tables_text;
+               *tables = json_object_get(req->body, "tables"), *competitive = json_object_get(req->body, "competitive"),
+               *it;
+        char seed_s[24], err[256], secret[SEED_HEX_LEN + 1], *config_text, *tables_text;
         uint64_t seed_v;
+        bool is_competitive;
         size_t i;
         int r;
 
@@ -157,8 +161,22 @@ void handle_tournaments_create(struct api_request *req) {
                                   json_is_string(game) ? "there is no such game" : "required, e.g. \"crash-pilot\"");
                 return;
         }
+        if (competitive && !json_is_null(competitive) && !json_is_boolean(competitive)) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "competitive: must be true (the default) or false");
+                return;
+        }
+        is_competitive = !json_is_false(competitive);
         if (seed && !json_is_null(seed) && (!json_is_integer(seed) || json_integer_value(seed) < 0)) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seed: must be a whole number 0 to 2^63 - 1");
+                return;
+        }
+        /* whoever chooses the seed can try seeds until the decks suit him */
+        if (json_is_integer(seed) && is_competitive) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                  "seed: a competitive tournament's decks come from a secret arbiterd draws itself, "
+                                  "so that nobody can choose or foresee them; leave the seed out, or send "
+                                  "\"competitive\": false with it for a practice or test tournament whose decks "
+                                  "follow from the seed (docs/fairness.md)");
                 return;
         }
         if (config && !json_is_null(config) && !json_is_object(config)) {
@@ -185,10 +203,25 @@ void handle_tournaments_create(struct api_request *req) {
                                 return;
                         }
         }
-        if (json_is_integer(seed))
-                seed_v = (uint64_t) json_integer_value(seed);
-        else if (getrandom(&seed_v, sizeof seed_v, 0) != (ssize_t) sizeof seed_v) {
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "no random seed: %s", strerror(errno));
+        /* competitive: the secret is drawn and the seed (the stages' draws)
+         * follows from it; otherwise both follow from the seed */
+        if (is_competitive) {
+                r = tour_secret_new(true, 0, 1, secret);
+                if (r == 0)
+                        r = tour_tournament_seed(secret, &seed_v);
+        } else {
+                r = 0;
+                if (json_is_integer(seed))
+                        seed_v = (uint64_t) json_integer_value(seed);
+                else if (getrandom(&seed_v, sizeof seed_v, 0) != (ssize_t) sizeof seed_v)
+                        r = errno ? -errno : -EIO;
+                seed_v &= (uint64_t) INT64_MAX;         /* tournaments.seed is a bigint */
+                if (r == 0)
+                        r = tour_secret_new(false, seed_v, 1, secret);
+        }
+        if (r < 0) {
+                explicit_bzero(secret, sizeof secret);
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "no random secret: %s", strerror(-r));
                 return;
         }
         snprintf(seed_s, sizeof seed_s, "%" PRIu64, seed_v & (uint64_t) INT64_MAX);
@@ -197,20 +230,24 @@ void handle_tournaments_create(struct api_request *req) {
         if (!config_text || !tables_text) {
                 free(config_text);
                 free(tables_text);
+                explicit_bzero(secret, sizeof secret);
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 return;
         }
         const char *p[] = { json_string_value(name), json_string_value(game), seed_s, config_text, tables_text,
-                            req->token_name };
+                            req->token_name, is_competitive ? "true" : "false", secret };
         r = store_query(req->deps->store,
-                        "WITH t AS (INSERT INTO tournaments (name, game, seed, match_config, tables, created_by) "
+                        "WITH t AS (INSERT INTO tournaments (name, game, seed, match_config, tables, created_by, "
+                        "                                    competitive, secrets) "
                         "           SELECT $1, $2, $3::bigint, $4::jsonb, "
-                        "                  coalesce(array(SELECT jsonb_array_elements_text($5::jsonb)::bigint), '{}'), $6 "
+                        "                  coalesce(array(SELECT jsonb_array_elements_text($5::jsonb)::bigint), '{}'), $6, "
+                        "                  $7::boolean, ARRAY[decode($8, 'hex')] "
                         "           WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text($5::jsonb) x "
                         "                             WHERE x::bigint NOT IN (SELECT id FROM tables)) "
                         "           RETURNING *) "
                         "SELECT " TOURNAMENT_JSON("t") ", t.id FROM t",
-                        6, p, on_tournament_created, req);
+                        8, p, on_tournament_created, req);
+        explicit_bzero(secret, sizeof secret);
         free(config_text);
         free(tables_text);
         if (r < 0)
@@ -285,10 +322,13 @@ static void on_moved(void *userdata, const PGresult *res, const char *error) {
 
         if (res && PQntuples(res) == 1) {
                 json_t *t = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
+                /* the commitments go out when it starts, the secrets once
+                 * it is finished */
                 if (t)
                         tour_event(c->req->deps, c->id, "tournament_changed",
-                                   json_pack("{s:s, s:O?}", "state", c->to, "current",
-                                             json_object_get(t, "current")));
+                                   json_pack("{s:s, s:O?, s:O?}", "state", c->to, "current",
+                                             json_object_get(t, "current"), "secrets",
+                                             json_object_get(t, "secrets")));
                 json_decref(t);
                 tour_reply_row(c->req, MHD_HTTP_OK, res, error, "tournament");
         } else if (res) {
@@ -328,11 +368,33 @@ static void on_state_facts(void *userdata, const PGresult *res, const char *erro
         } else if (!move_allowed(m, facts)) {
                 api_reply_problem(req, MHD_HTTP_CONFLICT, "state: %s → %s needs %s", c->from, c->to, m->needs);
         } else {
+                /* reopening: the end revealed the secret, so the matches to
+                 * come get a new one (a new epoch) */
+                json_int_t epochs = json_integer_value(json_object_get(facts, "epochs"));
+                char secret[SEED_HEX_LEN + 1], epochs_s[24];
+                bool reopen = strcmp(c->from, "finished") == 0;
+
+                snprintf(epochs_s, sizeof epochs_s, "%lld", (long long) epochs);
+                r = reopen ? tour_secret_new(json_is_true(json_object_get(facts, "competitive")),
+                                             (uint64_t) json_integer_value(json_object_get(facts, "seed")),
+                                             (uint32_t) epochs + 1, secret)
+                           : 0;
                 json_decref(facts);
-                const char *p[] = { route_param(&req->match, "id"), c->to, c->from };
+                if (r < 0) {
+                        api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "no random secret: %s", strerror(-r));
+                        free(c);
+                        return;
+                }
+                const char *p[] = { route_param(&req->match, "id"), c->to, c->from, reopen ? secret : NULL,
+                                    epochs_s };
                 r = store_query(req->deps->store,
-                                "WITH t AS (UPDATE tournaments SET state = $2 WHERE id = $1 AND state = $3 RETURNING *) "
-                                "SELECT " TOURNAMENT_JSON("t") " FROM t", 3, p, on_moved, c);
+                                "WITH t AS (UPDATE tournaments SET state = $2, "
+                                "             secrets = CASE WHEN $4::text IS NULL THEN secrets "
+                                "                            ELSE secrets || decode($4, 'hex') END "
+                                "           WHERE id = $1 AND state = $3 AND cardinality(secrets) = $5::int "
+                                "           RETURNING *) "
+                                "SELECT " TOURNAMENT_JSON("t") " FROM t", 5, p, on_moved, c);
+                explicit_bzero(secret, sizeof secret);
                 if (r < 0) {
                         reply_store_error(req, r);
                         free(c);
@@ -370,7 +432,8 @@ void handle_tournament_state(struct api_request *req) {
         snprintf(c->to, sizeof c->to, "%s", to);
         const char *p[] = { route_param(&req->match, "id") };
         r = store_query(req->deps->store,
-                        "SELECT jsonb_build_object('state', t.state, "
+                        "SELECT jsonb_build_object('state', t.state, 'competitive', t.competitive, 'seed', t.seed, "
+                        "  'epochs', cardinality(t.secrets), "
                         "  'regs', (SELECT count(*) FROM registrations r WHERE r.tournament_id = t.id), "
                         "  'ready', (SELECT count(*) FROM registrations r WHERE r.tournament_id = t.id "
                         "            AND r.checked_in AND r.status = 'active'), "

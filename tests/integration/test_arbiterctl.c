@@ -1019,7 +1019,7 @@ static void a_club_night_through_arbiterctl_with_watch_following_it(void **state
         json_decref(tab);
 
         json_t *t = JSON(admin, "tournaments", "create", unique_name("Friday night"), "--game", "crash-pilot",
-                         "--seed", "2026", "--tables", num(table), "--match-config", "{\"reveal\": {\"pause_ms\": 0}}");
+                         "--non-competitive", "--seed", "2026", "--tables", num(table), "--match-config", "{\"reveal\": {\"pause_ms\": 0}}");
         json_int_t tid = jint(t, "id");
         assert_string_equal(jstr(t, "state"), "draft");
         json_decref(t);

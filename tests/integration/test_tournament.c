@@ -278,10 +278,19 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
         }
         json_decref(post("/v1/tournaments", admin, "{\"name\": \"x\", \"game\": \"crash-pilot\", "
                          "\"tables\": [987654321]}", 400));
+        /* a seed the organiser chooses is for a tournament marked as not competitive */
+        json_decref(post("/v1/tournaments", admin, "{\"name\": \"x\", \"game\": \"crash-pilot\", \"seed\": 2026}",
+                         400));
+        json_decref(post("/v1/tournaments", admin, "{\"name\": \"x\", \"game\": \"crash-pilot\", \"seed\": 2026, "
+                         "\"competitive\": true}", 400));
+        json_decref(post("/v1/tournaments", admin, "{\"name\": \"x\", \"game\": \"crash-pilot\", "
+                         "\"competitive\": \"no\"}", 400));
         snprintf(body, sizeof body, "{\"name\": \"Friday club night\", \"game\": \"crash-pilot\", \"seed\": 2026, "
+                 "\"competitive\": false, "
                  "\"match_config\": {\"reveal\": {\"pause_ms\": 0}}, \"tables\": [%lld, %lld]}",
                  (long long) venue[0], (long long) venue[1]);
         t = post("/v1/tournaments", admin, body, 201);
+        assert_true(json_is_false(json_object_get(t, "competitive")));
         assert_true(json_is_null(json_object_get(t, "seed")));             /* hidden until it is over */
         json_int_t tid = jint(t, "id");
         json_decref(t);
@@ -714,7 +723,8 @@ static void a_cup_runs_as_a_bracket_with_byes_and_a_reset_correction(void **stat
         (void) state;
 
         new_players(ids, 6, "cup");
-        j = post("/v1/tournaments", admin, "{\"name\": \"Cup\", \"game\": \"crash-pilot\", \"seed\": 7}", 201);
+        j = post("/v1/tournaments", admin, "{\"name\": \"Cup\", \"game\": \"crash-pilot\", \"seed\": 7, "
+                 "\"competitive\": false}", 201);
         tid = jint(j, "id");
         json_decref(j);
         snprintf(path, sizeof path, "/v1/tournaments/%lld/stages", (long long) tid);
@@ -861,7 +871,8 @@ static void groups_into_a_bracket_pair_each_group_winner_with_the_other_groups_r
         (void) state;
 
         new_players(ids, 8, "grp");
-        j = post("/v1/tournaments", admin, "{\"name\": \"Groups cup\", \"game\": \"crash-pilot\", \"seed\": 11}", 201);
+        j = post("/v1/tournaments", admin, "{\"name\": \"Groups cup\", \"game\": \"crash-pilot\", \"seed\": 11, "
+                 "\"competitive\": false}", 201);
         tid = jint(j, "id");
         json_decref(j);
         snprintf(path, sizeof path, "/v1/tournaments/%lld/stages", (long long) tid);

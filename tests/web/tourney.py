@@ -10,7 +10,8 @@ def players(daemon, admin, names, club="Northside"):
 
 
 def tournament(daemon, admin, name, stages, tables=(), seed=2026):
-    t = daemon.post("/v1/tournaments", {"name": name, "game": "crash-pilot", "seed": seed, "tables": list(tables)}, admin)["id"]
+    t = daemon.post("/v1/tournaments", {"name": name, "game": "crash-pilot", "seed": seed, "competitive": False,
+                                        "tables": list(tables)}, admin)["id"]
     for s in stages:
         daemon.post(f"/v1/tournaments/{t}/stages", s, admin)
     return t

@@ -208,6 +208,8 @@ static int tournaments_create(struct ctl *c, const struct args *a) {
                         goto usage;
                 json_object_set_new(body, "seed", json_integer(seed));
         }
+        if (args_flag(a, "non-competitive"))
+                json_object_set_new(body, "competitive", json_false());
         if (tables) {
                 if (!(v = id_list(tables, "--tables")))
                         goto usage;
@@ -580,7 +582,8 @@ static int standings_show(struct ctl *c, const struct args *a) {
 static const struct opt list_opts[] = { OPT_LIMIT, OPT_AFTER, { NULL } };
 static const struct opt create_opts[] = {
         { "game", 'g', OPT_VALUE, "GAME", "the game (arbiterctl games list)", NULL },
-        { "seed", 0, OPT_VALUE, "N", "the seed of the draws and decks (default: random)", NULL },
+        { "non-competitive", 0, OPT_FLAG, NULL, "a practice or test tournament: its draws and decks follow from its seed", NULL },
+        { "seed", 0, OPT_VALUE, "N", "with --non-competitive: the seed of the draws and decks (default: random)", NULL },
         { "tables", 0, OPT_VALUE, "ID,ID...", "the venue tables its matches go to, in turn", NULL },
         { "match-config", 0, OPT_VALUE, "JSON", "the config of its matches: '{...}', @FILE or -", NULL },
         OPT_DATA,
@@ -596,7 +599,7 @@ static const struct verb tournament_verbs[] = {
           NULL, list_opts, tournaments_list },
         { "show", "TOURNAMENT", 1, 1, NULL, "show a tournament and its stages", "GET /v1/tournaments/{id} (display)",
           NULL, NULL, tournaments_show },
-        { "create", "NAME --game GAME [--seed N] [--tables ID,...] [--match-config JSON]", 1, 1, NULL,
+        { "create", "NAME --game GAME [--non-competitive [--seed N]] [--tables ID,...] [--match-config JSON]", 1, 1, NULL,
           "create a tournament (in draft)", "POST /v1/tournaments (admin)",
           "Then add its stages (arbiterctl stages add) and open registration\n"
           "(arbiterctl tournaments state ID registration).\n",
