@@ -216,6 +216,16 @@ $(BUILD)/tests/integration/%: $(BUILD)/tests/integration/%.o $(INTEG_LIB) $(LIB)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) $(TEST_LIBS) -lm
 
+# An LD_PRELOAD shim that makes fsync and fdatasync slow or failing on
+# chosen files (tests/fault/fsync_fault.c), for the tests of the spool;
+# never sanitized, so that it can be preloaded into any build of the daemon.
+FAULT_LIB  := $(BUILD)/tests/libfsync_fault.so
+build-tests: $(FAULT_LIB)
+$(FAULT_LIB): tests/fault/fsync_fault.c
+	@mkdir -p $(@D)
+	@echo "  SHLIB   $@"
+	$(Q)$(CC) -std=gnu11 $(OPT) -g $(WARN) -fPIC -shared -o $@ $< -ldl
+
 install: all
 	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/migrations \
 	  $(DESTDIR)$(DATADIR)/web $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DBUSDIR) \

@@ -38,6 +38,7 @@
 #include "tournament/openskill.h"
 #include "hardware/padbus.h"
 #include "store/spool.h"
+#include "store/spool_writer.h"
 #include "store/store.h"
 
 #define STATUS_MAX 256
@@ -56,6 +57,7 @@ struct service {
         struct sse_hub *events;
         struct matches *matches;
         struct spool *spool;
+        struct spool_writer *spool_writer;
         struct api_deps deps;
 
         struct event *ev_term, *ev_int, *ev_hup;
@@ -382,7 +384,8 @@ static void on_housekeeping(evutil_socket_t fd, short what, void *userdata) {
 static void before_sleep(void *userdata) {
         struct service *s = userdata;
 
-        if (s->stopping && api_server_active(s->api) == 0 && store_pending(s->store) == 0)
+        if (s->stopping && api_server_active(s->api) == 0 && store_pending(s->store) == 0 &&
+            spool_writer_pending(s->spool_writer) == 0)
                 loop_exit(s->loop);
 }
 
@@ -493,6 +496,9 @@ static int start(struct service *s) {
         r = open_spool(s);
         if (r < 0)
                 return r;
+        r = spool_writer_new(s->loop, s->spool, &s->spool_writer);
+        if (r < 0)
+                return log_error_errno(r, "cannot start the spool's writer thread: %s", strerror(-r));
         r = store_new(s->loop, &sc, on_store_state, s, &s->store);
         if (r < 0)
                 return log_error_errno(r, "cannot set up the database connection: %s", strerror(-r));
@@ -500,7 +506,7 @@ static int start(struct service *s) {
         r = matches_new(s->loop, s->store, &s->matches);
         if (r < 0)
                 return log_error_errno(r, "out of memory");
-        matches_set_spool(s->matches, s->spool, on_spool_failed, s);
+        matches_set_spool(s->matches, s->spool, s->spool_writer, on_spool_failed, s);
         r = api_match_events_observe(s->matches, s->events);
         if (r < 0)
                 return log_error_errno(r, "cannot publish match events: %s", strerror(-r));
@@ -558,8 +564,9 @@ static int start(struct service *s) {
 static void stop(struct service *s) {
         store_free(s->store);
         s->store = NULL;
-        matches_free(s->matches);      /* after the store: every write has had its callback */
-        spool_close(s->spool);          /* after the matches: they write to it */
+        spool_writer_free(s->spool_writer);     /* after the store: its failed writes may spool */
+        matches_free(s->matches);      /* after both: every write has had its callback */
+        spool_close(s->spool);          /* after the matches and the writer */
         api_server_free(s->api);
         sse_hub_free(s->events);        /* after the server: its streams hold subscribers */
         bus_free(s->bus);

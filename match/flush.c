@@ -9,6 +9,7 @@
 
 #include "common/log.h"
 #include "store/spool.h"
+#include "store/spool_writer.h"
 #include "store/store.h"
 
 void matches_store_ready(struct matches *reg) {
@@ -19,7 +20,7 @@ void matches_store_ready(struct matches *reg) {
                 if (m->stale)
                         match_release(m);
         }
-        if (reg->spool && spool_pending(reg->spool) > 0) {
+        if (reg->spool && !spool_empty(reg->spool)) {
                 reg->load_after_flush = true;
                 reg->loading = true;
                 matches_flush_next(reg);
@@ -45,6 +46,16 @@ static int take_first(void *userdata, const void *data, size_t len) {
         memcpy(rec->data, data, len);
         rec->len = len;
         return 1;
+}
+
+static void on_cut(void *userdata, int r) {
+        struct matches *reg = userdata;
+
+        if (r < 0) {
+                matches_spool_failed(reg, "to cut the flushed spool", r);
+                return;
+        }
+        matches_flush_next(reg);
 }
 
 static void on_flushed(void *userdata, const PGresult *res, const char *error) {
@@ -81,6 +92,18 @@ void matches_flush_next(struct matches *reg) {
         if (!reg->spool || reg->flushing || reg->broken)
                 return;
         if (spool_pending(reg->spool) == 0) {
+                /* Every record is in the database: the file is cut (and
+                 * fsync'd) before any input goes there directly. */
+                if (spool_may_truncate(reg->spool)) {
+                        r = spool_writer_truncate(reg->writer, on_cut, reg);
+                        if (r < 0)
+                                matches_spool_failed(reg, "to cut the flushed spool", r);
+                        return;
+                }
+                /* A record or the cut still on its way to the disk: its
+                 * completion comes back here. */
+                if (!spool_empty(reg->spool))
+                        return;
                 if (reg->flushed > 0)
                         log_notice("spool flushed: %" PRIu64 " input%s written to the database", reg->flushed,
                                    reg->flushed == 1 ? "" : "s");

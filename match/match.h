@@ -62,15 +62,19 @@
  * The spool (store/spool.h).  While the database is not READY, and while
  * the spool holds any record, an input's row (exactly the parameters of its
  * INSERT, match_store_input_to_record) is appended to the spool instead and
- * fsync'd; that makes it durable, so it is published and answered at once
- * (done is called before match_submit returns).  Invariant: no input is
- * written to the database directly while the spool holds records, so every
- * match's inputs reach the database in seq order.  When the store becomes
+ * fsync'd by the spool's writer thread (store/spool_writer.h); that makes it
+ * durable, so it is published and answered when the writer reports back,
+ * as after an INSERT.  Invariant: no input is written to the database
+ * directly while the spool file holds records, consumed or not, or a record
+ * or a cut is on its way to it (spool_empty), so every match's inputs reach
+ * the database in seq order.  When the store becomes
  * READY the spool is flushed first — record by record, in order, with the
  * same idempotent INSERT, each consumed once its INSERT completes — and only
  * then are unfinished matches rebuilt, so that the replay sees every input.
- * A flush cut by a lost connection resumes at the next READY.  A spool that
- * fails (append, fsync, read back, consume) is fatal: the matches_fatal_fn
+ * Once every record is in the database the file is cut to zero, through
+ * the writer (an fsync too), and only then do inputs go to the database
+ * directly.  A flush cut by a lost connection resumes at the next READY.
+ * A spool that fails (append, fsync, read back, consume, cut) is fatal: the matches_fatal_fn
  * is called once and every later input that would need the spool is
  * refused (-EIO).  An abort (a row update) is refused while the spool holds
  * records: flushing them would set the row's state back.  Without a spool
@@ -145,6 +149,7 @@ struct pad;
 struct pad_press;
 struct padbus;
 struct spool;
+struct spool_writer;
 struct store;
 struct matches;
 
@@ -256,11 +261,13 @@ typedef void (*match_created_fn)(void *userdata, struct match *m, json_t *stored
 int matches_new(struct loop *loop, struct store *store, struct matches **ret);
 void matches_free(struct matches *reg);        /* accepts NULL */
 
-/* Inputs go to spool (borrowed; open, and outliving reg) while the
- * database is away (see "The spool").  fatal is called once, after the
- * error is logged, when the spool fails: the caller stops the daemon. */
+/* Inputs go to spool, through writer (both borrowed; writer is freed
+ * before reg, spool after it), while the database is away (see "The
+ * spool").  fatal is called once, after the error is logged, when the spool
+ * fails: the caller stops the daemon. */
 typedef void (*matches_fatal_fn)(void *userdata);
-void matches_set_spool(struct matches *reg, struct spool *spool, matches_fatal_fn fatal, void *userdata);
+void matches_set_spool(struct matches *reg, struct spool *spool, struct spool_writer *writer, matches_fatal_fn fatal,
+                       void *userdata);
 
 /* Pad feedback goes to pads, and the judge's settle window is the
  * driver's (padbus_effective_settle_us).  Without it presses are not

@@ -472,8 +472,10 @@ void matches_set_pads(struct matches *reg, struct padbus *pads) {
         reg->pads = pads;
 }
 
-void matches_set_spool(struct matches *reg, struct spool *spool, matches_fatal_fn fatal, void *userdata) {
+void matches_set_spool(struct matches *reg, struct spool *spool, struct spool_writer *writer, matches_fatal_fn fatal,
+                       void *userdata) {
         reg->spool = spool;
+        reg->writer = writer;
         reg->fatal = fatal;
         reg->fatal_userdata = userdata;
 }

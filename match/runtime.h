@@ -35,6 +35,7 @@ struct matches {
          * records no input is written to the database directly, so the
          * database sees each match's inputs in seq order. */
         struct spool *spool;            /* NULL: inputs need the database */
+        struct spool_writer *writer;    /* writes and fsyncs it off the loop thread */
         matches_fatal_fn fatal;
         void *fatal_userdata;
         bool broken;                    /* the spool failed: nothing more is acknowledged */

@@ -14,6 +14,7 @@
 #include "common/time.h"
 #include "match/json.h"
 #include "store/spool.h"
+#include "store/spool_writer.h"
 #include "store/store.h"
 
 /* A timer that fell due while the database was unreachable tries again
@@ -36,7 +37,7 @@ struct match_write {
 };
 
 bool matches_must_spool(const struct matches *reg) {
-        return reg->spool && (store_get_state(reg->store) != STORE_READY || spool_pending(reg->spool) > 0 ||
+        return reg->spool && (store_get_state(reg->store) != STORE_READY || !spool_empty(reg->spool) ||
                               reg->flushing);
 }
 
@@ -105,18 +106,36 @@ static void on_input_stored(void *userdata, const PGresult *res, const char *err
         input_written(userdata, res != NULL, error);
 }
 
-/* Appends an input's record to the spool (fsync'd).  0, -EINVAL (it
- * cannot be a record), or -EIO (the spool failed; logged, and the daemon
- * stops). */
-static int spool_input(struct matches *reg, const struct match_store_input *row) {
+/* The worker has fsync'd the input's record (r 0), or the spool failed:
+ * then the input is not durable, and nothing after it will be. */
+static void on_input_spooled(void *userdata, int r) {
+        struct match_write *w = userdata;
+        struct matches *reg = w->m->reg;
+        char why[MATCH_REASON_MAX];
+
+        if (r < 0) {
+                matches_spool_failed(reg, "to take an input", r);
+                snprintf(why, sizeof why, "the spool failed: %s", strerror(-r));
+                input_written(w, false, why);
+                return;
+        }
+        input_written(w, true, NULL);
+        /* The flush may have been waiting for this write to land. */
+        matches_flush_next(reg);
+}
+
+/* Hands an input's record to the spool's writer.  0 (on_input_spooled
+ * follows), -EINVAL (it cannot be a record), or -EIO (the spool failed;
+ * logged, and the daemon stops). */
+static int spool_input(struct matches *reg, const struct match_store_input *row, struct match_write *w) {
         char *text = match_store_input_to_record(row);
         int r;
 
         if (!text)
                 return -ENOMEM;
-        r = spool_append(reg->spool, text, strlen(text));
+        r = spool_writer_append(reg->writer, text, strlen(text), on_input_spooled, w);
         free(text);
-        if (r == -EINVAL)
+        if (r == -EINVAL || r == -ENOMEM)
                 return r;
         if (r < 0) {
                 matches_spool_failed(reg, "to take an input", r);
@@ -305,8 +324,8 @@ int match_submit(struct match *m, struct eng_input *in, enum match_source source
         else
                 r = match_log_push(m, in, w->out.refusal);
         if (r == 0) {
-                r = spooled ? spool_input(m->reg, &row) : match_store_insert_input(m->reg->store, &row,
-                                                                                  on_input_stored, w);
+                r = spooled ? spool_input(m->reg, &row, w) : match_store_insert_input(m->reg->store, &row,
+                                                                                     on_input_stored, w);
                 if (r < 0)
                         m->n_log--;
         }
@@ -332,9 +351,6 @@ int match_submit(struct match *m, struct eng_input *in, enum match_source source
         match_note_requests(m, &w->out);
         match_judge_follow(m);
         match_arm_timer(m);
-        /* fsync'd: durable now, so published and answered now. */
-        if (spooled)
-                input_written(w, true, NULL);
         return 0;
 }
 

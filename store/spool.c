@@ -1,8 +1,11 @@
 /* store/spool.c — see spool.h.
  *
  * Invariants: [0, consumed) holds records already written to the database;
- * [consumed, size) holds whole, CRC-checked records; `pending` counts the
- * latter.  After a crash the consumed prefix is replayed again: the
+ * [consumed, size) holds whole, CRC-checked, fdatasync'd records; `pending`
+ * counts the latter.  [size, reserved) belongs to `writing` frames on their
+ * way to the disk, committed in the order they were reserved.  The file is
+ * cut to zero only when nothing is pending or being written; frames
+ * reserved while the cut is on its way are placed from 0, after it.  After a crash the consumed prefix is replayed again: the
  * database inserts are idempotent (ON CONFLICT DO NOTHING), so that costs
  * time, never correctness.
  */
@@ -26,10 +29,14 @@
 #define CRC32C_POLY 0x82f63b78u
 
 struct spool {
-        int fd;
-        off_t size;
+        int fd;                 /* set by spool_open, read by spool_write_frame on any thread */
+        off_t size;             /* the end of the durable records */
+        off_t reserved;         /* the end of the records reserved (>= size) */
         off_t consumed;
-        size_t pending;
+        size_t pending;         /* durable records not yet consumed */
+        size_t writing;         /* frames reserved, not yet committed */
+        bool truncating;        /* the file is being cut to zero */
+        bool failed;            /* a write failed: nothing more is taken */
 };
 
 uint32_t spool_crc32c(const void *data, size_t len) {
@@ -298,7 +305,7 @@ int spool_open(const char *path, struct spool **ret, size_t *ret_records, size_t
                 return -ENOMEM;
         }
         s->fd = fd;
-        s->size = (off_t) o.whole_end;
+        s->size = s->reserved = (off_t) o.whole_end;
         s->pending = o.records;
         if (ret_records)
                 *ret_records = o.records;
@@ -468,37 +475,73 @@ void spool_close(struct spool *s) {
         free(s);
 }
 
-int spool_append(struct spool *s, const void *data, size_t len) {
-        uint8_t h[HEADER_LEN];
-        size_t done = 0;
+int spool_reserve(struct spool *s, const void *data, size_t len, struct spool_frame *ret) {
+        uint8_t *b;
 
         if (len == 0 || len > SPOOL_MAX_RECORD)
                 return -EINVAL;
-        put_le32(h, (uint32_t) len);
-        put_le32(h + 4, spool_crc32c(data, len));
-        struct {
-                const void *p;
-                size_t n;
-        } parts[2] = { { h, HEADER_LEN }, { data, len } };
-        off_t at = s->size;
-        for (int i = 0; i < 2; i++) {
-                done = 0;
-                while (done < parts[i].n) {
-                        ssize_t w = pwrite(s->fd, (const char *) parts[i].p + done, parts[i].n - done, at);
-                        if (w < 0) {
-                                if (errno == EINTR)
-                                        continue;
-                                return -errno;
-                        }
-                        done += (size_t) w;
-                        at += w;
+        if (s->failed)
+                return -EIO;
+        b = malloc(HEADER_LEN + len);
+        if (!b)
+                return -ENOMEM;
+        put_le32(b, (uint32_t) len);
+        put_le32(b + 4, spool_crc32c(data, len));
+        memcpy(b + HEADER_LEN, data, len);
+        *ret = (struct spool_frame) { .at = s->reserved, .len = HEADER_LEN + len, .bytes = b };
+        s->reserved += (off_t) ret->len;
+        s->writing++;
+        return 0;
+}
+
+/* A frame that could not be made durable was never acknowledged: cut it,
+ * so that a restart does not replay it (best effort: the disk that failed
+ * the fsync may fail this too, and the caller stops anyway). */
+static int unwrite(const struct spool *s, const struct spool_frame *f, int r) {
+        if (ftruncate(s->fd, f->at) == 0)
+                (void) fsync(s->fd);
+        return r;
+}
+
+int spool_write_frame(const struct spool *s, const struct spool_frame *f) {
+        size_t done = 0;
+
+        while (done < f->len) {
+                ssize_t w = pwrite(s->fd, f->bytes + done, f->len - done, f->at + (off_t) done);
+                if (w < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return unwrite(s, f, -errno);
                 }
+                done += (size_t) w;
         }
         if (fdatasync(s->fd) < 0)
-                return -errno;
-        s->size = at;
+                return unwrite(s, f, -errno);
+        return 0;
+}
+
+int spool_commit(struct spool *s, struct spool_frame *f, int r) {
+        free(f->bytes);
+        f->bytes = NULL;
+        s->writing--;
+        if (r == 0 && (s->failed || f->at != s->size))
+                r = -EIO;       /* after a failure, or out of order: not durable as a record */
+        if (r < 0) {
+                s->failed = true;
+                return r;
+        }
+        s->size = f->at + (off_t) f->len;
         s->pending++;
         return 0;
+}
+
+int spool_append(struct spool *s, const void *data, size_t len) {
+        struct spool_frame f;
+        int r = spool_reserve(s, data, len, &f);
+
+        if (r < 0)
+                return r;
+        return spool_commit(s, &f, spool_write_frame(s, &f));
 }
 
 int spool_foreach(struct spool *s, spool_fn fn, void *userdata) {
@@ -530,14 +573,46 @@ int spool_consume(struct spool *s, size_t n) {
                 s->pending--;
                 n--;
         }
-        if (s->pending == 0 && s->size > 0) {
-                if (ftruncate(s->fd, 0) < 0 || fsync(s->fd) < 0)
-                        return -errno;
-                s->size = s->consumed = 0;
-        }
         return 0;
+}
+
+bool spool_may_truncate(const struct spool *s) {
+        return s->pending == 0 && s->writing == 0 && s->size > 0 && !s->truncating && !s->failed;
+}
+
+void spool_truncate_begin(struct spool *s) {
+        s->truncating = true;
+        /* What is appended from now on is written after the cut, at 0. */
+        s->reserved = 0;
+}
+
+int spool_truncate_file(const struct spool *s) {
+        if (ftruncate(s->fd, 0) < 0 || fsync(s->fd) < 0)
+                return -errno;
+        return 0;
+}
+
+int spool_truncate_end(struct spool *s, int r) {
+        s->truncating = false;
+        if (r < 0) {
+                s->failed = true;
+                return r;
+        }
+        s->size = s->consumed = 0;
+        return 0;
+}
+
+int spool_truncate(struct spool *s) {
+        if (!spool_may_truncate(s))
+                return 0;
+        spool_truncate_begin(s);
+        return spool_truncate_end(s, spool_truncate_file(s));
 }
 
 size_t spool_pending(const struct spool *s) {
         return s->pending;
+}
+
+bool spool_empty(const struct spool *s) {
+        return s->size == 0 && s->writing == 0 && !s->truncating;
 }

@@ -29,9 +29,9 @@
  *
  * A record is removed only by spool_consume(): the flusher reads records
  * from the front, writes them to the database, and after the commit
- * consumes them.  The consumed prefix is recorded by rewriting the file
- * without it once it is empty (spool_reset) — the spool is small and
- * short-lived, so no head pointer file is needed.
+ * consumes them.  The consumed prefix is dropped by cutting the file to
+ * zero once every record is consumed (spool_truncate) — the spool is small
+ * and short-lived, so no head pointer file is needed.
  *
  * An fsync failure is fatal for the caller, as it is for PostgreSQL since
  * the 2018 "fsyncgate" discussion (its data_sync_retry setting, off by
@@ -42,8 +42,10 @@
 #ifndef ARBITER_STORE_SPOOL_H
 #define ARBITER_STORE_SPOOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SPOOL_MAX_RECORD (1u << 20)     /* a match input is a few hundred bytes */
 
@@ -56,20 +58,58 @@ struct spool;
 int spool_open(const char *path, struct spool **ret, size_t *ret_records, size_t *ret_truncated);
 void spool_close(struct spool *s);     /* accepts NULL */
 
-/* Appends one record and fsyncs it.  0, -EINVAL (too large), or -errno
- * (an fsync error: treat as fatal). */
+/* Appends one record and fsyncs it, on the calling thread.  0, -EINVAL
+ * (too large), or -errno (an fsync error: treat as fatal). */
 int spool_append(struct spool *s, const void *data, size_t len);
+
+/* The same in three steps, so that the slow one can run on another thread
+ * (store/spool_writer.h): spool_reserve frames a record and gives it the
+ * place after every record appended or reserved before it; any thread may
+ * then spool_write_frame it (it reads only the spool's descriptor; one
+ * frame at a time, in order); spool_commit, back on the owner's thread and
+ * in reservation order, makes it a pending record when r (the write's
+ * result) is 0.  A frame whose write or fdatasync fails is cut off the file
+ * again (best effort), since it was never acknowledged.  A failed write
+ * fails the spool: every later reserve is
+ * refused (-EIO) and every later commit is -EIO, since nothing may be
+ * acknowledged after a failed fsync. */
+struct spool_frame {
+        off_t at;
+        size_t len;                     /* header and payload */
+        uint8_t *bytes;                 /* owned until spool_commit */
+};
+int spool_reserve(struct spool *s, const void *data, size_t len, struct spool_frame *ret);
+int spool_write_frame(const struct spool *s, const struct spool_frame *f);
+int spool_commit(struct spool *s, struct spool_frame *f, int r);
 
 /* Calls fn for every record in order, from the first not yet consumed;
  * stops early when fn returns non-zero and returns that value. */
 typedef int (*spool_fn)(void *userdata, const void *data, size_t len);
 int spool_foreach(struct spool *s, spool_fn fn, void *userdata);
 
-/* Marks the first n unconsumed records as written to the database; when
- * none is left the file is truncated to zero. */
+/* Marks the first n unconsumed records as written to the database. */
 int spool_consume(struct spool *s, size_t n);
 
+/* Once every record is consumed and none is being written, the file is
+ * cut to zero and fsync'd, so that a crash cannot bring consumed records
+ * back after later inputs went to the database directly.  In three steps
+ * as an append (the cut is an fsync too): spool_truncate_begin on the
+ * owner's thread when spool_may_truncate, spool_truncate_file on any
+ * thread, spool_truncate_end back on the owner's with its result (a failure
+ * fails the spool).  Frames reserved meanwhile go after the cut, from 0.
+ * spool_truncate does all three on the calling thread (0 when there is
+ * nothing to cut). */
+bool spool_may_truncate(const struct spool *s);
+void spool_truncate_begin(struct spool *s);
+int spool_truncate_file(const struct spool *s);
+int spool_truncate_end(struct spool *s, int r);
+int spool_truncate(struct spool *s);
+
 size_t spool_pending(const struct spool *s);
+/* No record in the file (consumed or not), none being written, no cut on
+ * its way: only then may inputs go to the database directly
+ * (match/match.h, "The spool"). */
+bool spool_empty(const struct spool *s);
 
 /* What a scan of a spool file finds, in file order: each whole record,
  * each damaged range (bad bytes a whole record follows), and a torn tail

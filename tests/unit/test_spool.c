@@ -309,10 +309,57 @@ static void consumed_records_are_not_replayed(void **state) {
         assert_string_equal(seen.items[0], "c");
         assert_int_equal(spool_consume(sp, 1), 0);
         assert_int_equal(spool_pending(sp), 0);
+        assert_false(spool_empty(sp));          /* consumed, not yet cut */
+        assert_true(spool_may_truncate(sp));
+        assert_int_equal(spool_truncate(sp), 0);
+        assert_true(spool_empty(sp));
         assert_int_equal(stat(path, &st), 0);
         assert_int_equal(st.st_size, 0);
         /* and it takes new records after being emptied */
         append_strings(sp, v, 1);
+        assert_int_equal(spool_pending(sp), 1);
+        spool_close(sp);
+}
+
+/* The steps a writer thread takes: a frame reserved while the cut is on
+ * its way lands after it, at 0; a record being written holds the cut off;
+ * a failed write fails the spool for good. */
+static void frames_and_cuts_keep_their_order(void **state) {
+        struct spool_frame a, b, c;
+        struct spool *sp;
+        struct seen seen = { 0 };
+        size_t n;
+        (void) state;
+
+        assert_int_equal(spool_open(path, &sp, NULL, NULL), 0);
+        assert_int_equal(spool_reserve(sp, "old", 3, &a), 0);
+        assert_false(spool_empty(sp));
+        assert_int_equal(spool_commit(sp, &a, spool_write_frame(sp, &a)), 0);
+        assert_int_equal(spool_consume(sp, 1), 0);
+        assert_int_equal(spool_reserve(sp, "mid", 3, &b), 0);
+        assert_false(spool_may_truncate(sp));   /* b is on its way */
+        assert_int_equal(spool_commit(sp, &b, spool_write_frame(sp, &b)), 0);
+        assert_int_equal(spool_consume(sp, 1), 0);
+        assert_true(spool_may_truncate(sp));
+        spool_truncate_begin(sp);
+        assert_false(spool_empty(sp));
+        assert_int_equal(spool_reserve(sp, "new", 3, &c), 0);
+        assert_int_equal(c.at, 0);
+        assert_int_equal(spool_truncate_end(sp, spool_truncate_file(sp)), 0);
+        assert_int_equal(spool_commit(sp, &c, spool_write_frame(sp, &c)), 0);
+        assert_int_equal(spool_pending(sp), 1);
+        spool_close(sp);
+        assert_int_equal(spool_open(path, &sp, &n, NULL), 0);
+        assert_int_equal(n, 1);
+        assert_int_equal(spool_foreach(sp, collect, &seen), 0);
+        assert_string_equal(seen.items[0], "new");
+
+        assert_int_equal(spool_reserve(sp, "lost", 4, &a), 0);
+        assert_int_equal(spool_reserve(sp, "after", 5, &b), 0);
+        assert_int_equal(spool_commit(sp, &a, -EIO), -EIO);
+        assert_int_equal(spool_commit(sp, &b, 0), -EIO);       /* written, but after a failure */
+        assert_int_equal(spool_reserve(sp, "more", 4, &c), -EIO);
+        assert_int_equal(spool_append(sp, "more", 4), -EIO);
         assert_int_equal(spool_pending(sp), 1);
         spool_close(sp);
 }
@@ -338,6 +385,7 @@ int main(void) {
                 cmocka_unit_test_setup(a_flipped_bit_before_the_last_record_keeps_the_file, reset),
                 cmocka_unit_test_setup(damage_is_shown_and_only_an_operator_repairs_it, reset),
                 cmocka_unit_test_setup(consumed_records_are_not_replayed, reset),
+                cmocka_unit_test_setup(frames_and_cuts_keep_their_order, reset),
                 cmocka_unit_test_setup(bad_sizes_are_refused, reset),
         };
         return cmocka_run_group_tests_name("spool", tests, setup, teardown);
