@@ -417,10 +417,10 @@ static void every_verb_has_help_and_a_man_page_entry(void **state) {
                 run_done(&r);
                 verbs = complete(ARGS(noun));
                 if (!*verbs) {
-                        /* a verb-less noun: watch */
+                        /* a verb-less noun: watch, verify */
                         CTL(&r, NULL, noun, "--help");
                         expect(&r, OK);
-                        snprintf(usage, sizeof usage, "Usage: arbiterctl %s [", noun);
+                        snprintf(usage, sizeof usage, "Usage: arbiterctl %s ", noun);
                         assert_non_null(strstr(r.out, usage));
                         run_done(&r);
                         snprintf(usage, sizeof usage, "\n.B %s ", noun);
@@ -1274,6 +1274,107 @@ static void a_cup_shows_its_bracket(void **state) {
         EXPECT(NOT_FOUND, NULL, "tournaments", "bracket", "999999999");
 }
 
+/* verify: a finished competitive tournament's draw checks out from what the
+ * API publishes — the secret against its commitment, each call's seed
+ * (an aborted match and its second call), each match's log replayed — and
+ * a seed or a stored state hash changed behind the daemon's back does not.
+ * Before the end the secret is not revealed: not verified. */
+static void verify_checks_a_finished_tournament_and_catches_a_changed_log(void **state) {
+        const char *dsn = harness_env("ARBITER_TEST_DSN");
+        json_int_t p[2];
+        struct run r;
+
+        (void) state;
+        for (int i = 0; i < 2; i++)
+                p[i] = new_player(unique_name("fair"));
+        json_t *tab = JSON(admin, "tables", "add", unique_name("fair_table"), "--seats", "2");
+        json_int_t table = jint(tab, "id");
+        json_decref(tab);
+        json_t *t = JSON(admin, "tournaments", "create", unique_name("Fair night"), "--game", "crash-pilot",
+                         "--tables", num(table), "--match-config", "{\"reveal\": {\"pause_ms\": 0}}");
+        json_int_t tid = jint(t, "id");
+        assert_true(json_is_true(json_object_get(t, "competitive")));
+        json_decref(t);
+        EXPECT(ERROR, admin, "tournaments", "create", unique_name("Chosen"), "--game", "crash-pilot", "--seed", "7");
+        EXPECT(OK, admin, "stages", "add", "-t", num(tid), "swiss", "--config", "{\"rounds\": 1}");
+        EXPECT(OK, admin, "tournaments", "state", num(tid), "registration");
+        EXPECT(OK, admin, "registrations", "add", "-t", num(tid), num(p[0]), num(p[1]));
+        EXPECT(OK, admin, "tournaments", "state", num(tid), "check_in");
+        EXPECT(OK, admin, "registrations", "check-in", "-t", num(tid), num(p[0]), num(p[1]));
+        EXPECT(OK, admin, "tournaments", "state", num(tid), "running");
+        EXPECT(OK, admin, "rounds", "next", "-t", num(tid));
+        json_t *ms = round_matches(tid, 1);
+        json_int_t sm = jint(json_array_get(ms, 0), "id");
+        json_decref(ms);
+
+        /* called, started, aborted; called again and played to the end */
+        json_t *c = JSON(referee, "matches", "call", "-t", num(tid), num(sm));
+        json_int_t first = jint(c, "match");
+        json_decref(c);
+        EXPECT(OK, referee, "matches", "start", num(first));
+        EXPECT(OK, referee, "matches", "abort", num(first));
+        c = JSON(referee, "matches", "call", "-t", num(tid), num(sm));
+        json_int_t second = jint(c, "match");
+        json_decref(c);
+        EXPECT(OK, referee, "matches", "start", num(second));
+        assert_string_equal(play_to_the_end(second), "finished");
+
+        /* not over: the secret is not revealed, nothing can be verified */
+        CTL(&r, referee, "verify", num(tid));
+        expect(&r, ERROR);
+        assert_non_null(strstr(r.out, "not revealed yet"));
+        assert_non_null(strstr(r.out, "NOT verified"));
+        run_done(&r);
+
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS;;) {        /* the result reaches the stage */
+                json_t *s = JSON(NULL, "matches", "show", "-t", num(tid), num(sm));
+                bool done = strcmp(jstr(s, "state"), "done") == 0;
+                json_decref(s);
+                if (done)
+                        break;
+                if (mono_ms() > deadline)
+                        fail_msg("the played match's result never reached its stage match");
+                usleep(20000);
+        }
+        EXPECT(CONFLICT, admin, "rounds", "next", "-t", num(tid));             /* the stage is over */
+        EXPECT(OK, admin, "tournaments", "state", num(tid), "finished");
+
+        CTL(&r, referee, "verify", num(tid));
+        expect(&r, OK);
+        assert_non_null(strstr(r.out, "competitive, finished; 1 secret, 2 calls"));
+        assert_non_null(strstr(r.out, "commitment published"));
+        assert_non_null(strstr(r.out, "stage draws"));
+        assert_non_null(strstr(r.out, "no input to replay (aborted)") || strstr(r.out, "1 input replay"));
+        assert_non_null(strstr(r.out, "inputs replay to state hash"));
+        assert_non_null(strstr(r.out, "\nverified: "));
+        assert_null(strstr(r.out, "FAIL"));
+        run_done(&r);
+        /* the seeds alone, as anyone: no token */
+        CTL(&r, NULL, "verify", num(tid), "--seeds-only");
+        expect(&r, OK);
+        assert_non_null(strstr(r.out, "verified: every seed follows from the revealed secrets\n"));
+        run_done(&r);
+        EXPECT(AUTH, NULL, "verify", num(tid));                                 /* the logs need a referee */
+        json_t *rep = JSON(referee, "verify", num(tid));
+        assert_true(json_is_true(json_object_get(rep, "verified")));
+        json_decref(rep);
+
+        /* a state hash changed behind the daemon's back */
+        assert_int_equal(run_cmd("psql '%s' -X -q -c \"UPDATE match_inputs SET state_hash = '0123456789abcdef' "
+                                 "WHERE match_id = %lld AND seq = 2\"", dsn, (long long) second), 0);
+        CTL(&r, referee, "verify", num(tid));
+        expect(&r, ERROR);
+        assert_non_null(strstr(r.out, "does not replay: the state hash after input 2"));
+        run_done(&r);
+        /* a seed that the secret does not give */
+        assert_int_equal(run_cmd("psql '%s' -X -q -c 'UPDATE matches SET seed = seed # 1 WHERE id = %lld'", dsn,
+                                 (long long) first), 0);
+        CTL(&r, referee, "verify", num(tid), "--seeds-only");
+        expect(&r, ERROR);
+        assert_non_null(strstr(r.out, "but the secret gives"));
+        run_done(&r);
+}
+
 /* watch: every event, resumed after the daemon restarts (a "reset" says
  * what could not be resumed); --json and --count for scripts; an unknown
  * match is 3. */
@@ -1449,6 +1550,7 @@ int main(void) {
                 cmocka_unit_test(a_runtime_match_from_start_to_confirmation),
                 cmocka_unit_test(a_club_night_through_arbiterctl_with_watch_following_it),
                 cmocka_unit_test(a_cup_shows_its_bracket),
+                cmocka_unit_test(verify_checks_a_finished_tournament_and_catches_a_changed_log),
                 cmocka_unit_test(watch_reconnects_after_a_restart_and_stops_on_ctrl_c),
                 cmocka_unit_test(pads_on_a_simulated_line),
         };

@@ -29,6 +29,7 @@ extern const struct noun noun_games;
 extern const struct noun noun_server;
 extern const struct noun noun_tokens;           /* cmd_tokens.c */
 extern const struct noun noun_watch;            /* cmd_watch.c */
+extern const struct noun noun_verify;           /* cmd_verify.c */
 
 /* The option every tournament-scoped verb has. */
 #define OPT_TOURNAMENT \

@@ -9,7 +9,8 @@
  *
  *   0  done
  *   1  any other error: a request the server refused (400, 413, 415, 5xx),
- *      a reply that is not what arbiterctl expected, out of memory
+ *      a reply that is not what arbiterctl expected, out of memory; for
+ *      verify, a check that failed or could not be made
  *   2  usage: an unknown noun, verb or option, a missing or malformed
  *      argument, an unreadable --token-file or --data file, a bad --url
  *   3  not found: the server answered 404

@@ -39,6 +39,7 @@ const struct noun *const registry_nouns[] = {
         &noun_tokens,
         &noun_server,
         &noun_watch,
+        &noun_verify,
         NULL,
 };
 
