@@ -75,8 +75,13 @@ void handle_stages_create(struct api_request *req) {
                         "     s AS (INSERT INTO stages (tournament_id, number, format, config, advance, confirm) "
                         "           SELECT t.id, coalesce((SELECT max(number) FROM stages WHERE tournament_id = t.id), 0) "
                         "                  + 1, $2, $3::jsonb, $4::int, $5::jsonb FROM t WHERE t.state <> 'finished' "
+                        "                  AND NOT (t.competitive AND $3::jsonb ? 'seed') "
                         "           RETURNING *) "
                         "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM t) THEN NULL "
+                        /* whoever chooses a draw's seed can search for a draw that suits him */
+                        "  WHEN NOT EXISTS (SELECT 1 FROM s) AND (SELECT competitive FROM t) AND $3::jsonb ? 'seed' "
+                        "  THEN jsonb_build_object('error', 'config.seed: a competitive tournament''s draws come from "
+                        "its secret, so that nobody can choose them; leave the seed out (docs/fairness.md)') "
                         "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN jsonb_build_object('error', "
                         "       'the tournament is finished: reopen it (state running) to add a stage') "
                         "  ELSE (SELECT jsonb_build_object('number', s.number, 'format', s.format, 'config', s.config, "

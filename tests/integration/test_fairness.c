@@ -248,6 +248,13 @@ static void a_competitive_draw_is_secret_until_the_end_and_checkable_after(void 
         json_decref(t);
 
         snprintf(path, sizeof path, "/v1/tournaments/%lld/stages", (long long) tid);
+        /* nor may anyone choose its stages' draws */
+        struct http_reply hr;
+        http_post_json(&daemon_, path, admin, "{\"format\": \"swiss\", \"config\": {\"rounds\": 1, \"seed\": 5}}",
+                       &hr);
+        expect(&hr, 409);
+        assert_non_null(strstr(json_string_value(json_object_get(hr.json, "detail")), "config.seed"));
+        http_reply_done(&hr);
         json_decref(post(path, admin, "{\"format\": \"swiss\", \"config\": {\"rounds\": 1}}", 201));
         register_and_start(tid, N_PLAYERS);
         snprintf(path, sizeof path, "/v1/tournaments/%lld/rounds", (long long) tid);
@@ -412,6 +419,9 @@ static void a_chosen_seed_makes_a_non_competitive_tournament(void **state) {
         char *db = db_secret(tid, 1);
         assert_string_equal(db, hex);
         free(db);
+        /* its stages' draws may have a seed of their own too */
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/stages", (long long) tid);
+        json_decref(post(path, admin, "{\"format\": \"swiss\", \"config\": {\"rounds\": 1, \"seed\": 5}}", 201));
         /* marked in every reply: one, and the list */
         snprintf(path, sizeof path, "/v1/tournaments/%lld", (long long) tid);
         t = get(path, 200);
