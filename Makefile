@@ -86,6 +86,9 @@ TOOL_DIRS  := $(patsubst %/main.c,%,$(wildcard tools/*/main.c))
 TOOL_BINS  := $(patsubst tools/%,$(BUILD)/%,$(TOOL_DIRS))
 BENCH_SRCS := $(wildcard tests/bench/bench_*.c)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
+# The load generator of the chaos test, `make bench` and `make soak`
+# (tests/load/loadgen.c): libc only.
+LOADGEN    := $(BUILD)/tests/load/loadgen
 
 .PHONY: all build build-tests deps run test asan bench fuzz install clean help check-layers screenshots
 .DEFAULT_GOAL := all
@@ -159,7 +162,7 @@ build-fuzz/router_fuzz: tests/fuzz/router_fuzz.c api/router.c $(LIB)
 
 build: $(DAEMON) $(TOOL_BINS)
 
-build-tests: build check-layers $(UNIT_BINS) $(INTEG_BINS) $(TEST_DAEMON)
+build-tests: build check-layers $(UNIT_BINS) $(INTEG_BINS) $(TEST_DAEMON) $(LOADGEN)
 
 # Each directory includes only what docs/architecture.md allows it, and
 # engine/ and tournament/ include no library at all.
@@ -184,6 +187,10 @@ $(foreach t,$(TOOL_DIRS),$(eval $(call tool_rule,$(t))))
 $(BUILD)/tests/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(LOADGEN): $(BUILD)/tests/load/loadgen.o
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^
 
 $(addprefix $(BUILD)/,$(PURE_SRCS:.c=.o)): $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
