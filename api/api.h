@@ -42,9 +42,16 @@ struct api_config {
         uint16_t port;
         int listen_fd;                  /* >= 0: a socket from systemd, used instead */
         size_t body_limit;              /* bytes; larger bodies get 413 */
+        /* Connections (api/pool.h): libmicrohttpd holds at most
+         * max_connections; all but reserved_connections may be used by
+         * anything, those are kept for priority requests (GET /v1/health,
+         * referee and admin tokens). */
         unsigned max_connections;
-        unsigned max_connections_per_ip;
-        unsigned connection_timeout_s;
+        unsigned reserved_connections;
+        unsigned max_connections_per_ip;        /* requests and streams from one address */
+        unsigned pending_per_ip;        /* connections of one address not yet sending a request */
+        unsigned request_timeout_s;     /* a request's headers and body, in total */
+        unsigned connection_timeout_s;  /* idle, while a reply is sent (libmicrohttpd's) */
         size_t connection_memory;
         bool open_reads;                /* GET/HEAD need no token */
         const char *web_root;           /* the web pages (api/web.h); NULL or missing: a
@@ -119,6 +126,11 @@ void api_server_quiesce(struct api_server *s);
 unsigned api_server_active(const struct api_server *s);
 /* Event streams open. */
 unsigned api_server_streams(const struct api_server *s);
+/* The "http" member of GET /v1/status: requests, streams, connections by
+ * class, and what was refused or closed and why. */
+json_t *api_server_status(const struct api_server *s);
+/* The loop the server runs on, for what a handler must watch there. */
+struct loop *api_server_loop(const struct api_server *s);
 /* Makes the server call MHD_run() before the loop sleeps again: for code
  * outside the server that resumes a connection (MHD_resume_connection() only
  * marks it). */
@@ -133,6 +145,10 @@ void api_reply_problem(struct api_request *req, unsigned status, const char *det
 void api_reply_text(struct api_request *req, unsigned status, char *text, const char *content_type);
 /* Replies with an already built problem (taken). */
 void api_reply_problem_json(struct api_request *req, json_t *problem);
+/* Replies 503 with Retry-After, and closes the connection after it: the
+ * server has no room for this request now (connections, streams). */
+void api_reply_busy(struct api_request *req, const char *detail_fmt, ...)
+        __attribute__((format(printf, 2, 3)));
 /* Replies 200 with a streaming response (taken) whose content reader
  * suspends the connection when it has nothing to send and whose owner
  * resumes it (then api_server_run_soon()).  The request counts as a stream,

@@ -8,27 +8,51 @@
  * wake resumes it.  The subscriber lives as long as the response: MHD
  * destroys the response when the connection ends for any reason (done,
  * client gone, write error, daemon stop), and its free callback frees it.
+ *
+ * A client that hangs up.  libmicrohttpd does not watch a suspended
+ * connection, and the first write after a client's FIN succeeds (the
+ * client's kernel answers it with a reset), so the heartbeat alone finds a
+ * departed client only at its second tick.  Each stream therefore watches
+ * its socket on the daemon's loop for the hang-up (EV_CLOSED, the kernel's
+ * EPOLLRDHUP), an error, or bytes — an EventSource says nothing after its
+ * request, so anything it sends ends the stream too — and ends at once:
+ * its slot is free within milliseconds, well within one heartbeat.  The
+ * watch fires once (not persistent), so it never spins on a socket that
+ * stays readable.
+ *
+ * Resumes: the hub wakes a waiting stream once per wait, and the watch may
+ * wake it too; `suspended` makes sure the connection is resumed once per
+ * suspension (libmicrohttpd's resume of a connection that is not
+ * suspended would make its next suspension a no-op).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <event2/event.h>
 #include <microhttpd.h>
 
 #include "api/handlers.h"
 #include "api/json.h"
 #include "api/sse.h"
 #include "common/log.h"
+#include "common/loop.h"
 #include "hardware/padbus.h"
 
 #define SSE_CONTENT_TYPE "text/event-stream"
-/* The most MHD asks of the reader at once; events are a few hundred bytes,
- * a resume's replay goes out in blocks of this size. */
-#define STREAM_BLOCK_SIZE 4096
+/* The block size libmicrohttpd is given for a stream's response.  For a
+ * chunked reply it fills its own write buffer (the connection's memory
+ * pool) and never uses a response buffer of this size, which it allocates
+ * with each response all the same; so it is kept small, to spare a few
+ * KiB per stream. */
+#define STREAM_BLOCK_SIZE 256
 
 struct stream {
         struct api_server *server;
         struct MHD_Connection *connection;
         struct sse_sub *sub;
+        struct event *ev_gone;          /* the client hung up, failed or spoke */
+        bool suspended;
+        bool gone;
 };
 
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
@@ -36,27 +60,45 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
         ssize_t n;
 
         (void) pos;
+        if (st->gone)
+                return MHD_CONTENT_READER_END_WITH_ERROR;
         n = sse_sub_fill(st->sub, buf, max);
         if (n > 0)
                 return n;
         if (n < 0)
                 return MHD_CONTENT_READER_END_OF_STREAM;
+        st->suspended = true;
         MHD_suspend_connection(st->connection);
         return 0;
 }
 
-/* The hub calls this only for a subscriber whose fill returned 0, i.e.
- * whose connection stream_read suspended. */
-static void stream_wake(void *userdata) {
-        struct stream *st = userdata;
-
+static void stream_resume(struct stream *st) {
+        if (!st->suspended)
+                return;
+        st->suspended = false;
         MHD_resume_connection(st->connection);
         api_server_run_soon(st->server);
+}
+
+/* The hub calls this only for a subscriber whose fill returned 0, i.e.
+ * whose connection stream_read suspended (unless the watch resumed it). */
+static void stream_wake(void *userdata) {
+        stream_resume(userdata);
+}
+
+static void on_gone(evutil_socket_t fd, short what, void *userdata) {
+        struct stream *st = userdata;
+
+        (void) fd, (void) what;
+        st->gone = true;
+        stream_resume(st);
 }
 
 static void stream_free(void *cls) {
         struct stream *st = cls;
 
+        if (st->ev_gone)
+                event_free(st->ev_gone);
         sse_sub_free(st->sub);
         free(st);
 }
@@ -67,6 +109,7 @@ void handle_events(struct api_request *req) {
 
 void api_events_stream(struct api_request *req, const char *topic, const char *scope) {
         const char *last = MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, "Last-Event-ID");
+        const union MHD_ConnectionInfo *ci;
         struct MHD_Response *response;
         struct sse_stats stats;
         struct stream *st;
@@ -93,21 +136,30 @@ void api_events_stream(struct api_request *req, const char *topic, const char *s
         }
         st->server = req->server;
         st->connection = req->connection;
-        r = sse_subscribe(req->deps->events, topic, scope, last, stream_wake, st, &st->sub);
+        r = sse_subscribe(req->deps->events, topic, scope, last, req->role >= AUTH_ROLE_REFEREE, stream_wake, st,
+                          &st->sub);
         if (r < 0) {
                 free(st);
                 sse_hub_stats(req->deps->events, &stats);
                 if (r == -EBUSY)
-                        api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE,
-                                          "all %u event streams this server allows are open ([http] "
-                                          "sse_max_streams); close one or raise the limit, then retry",
-                                          stats.streams);
+                        api_reply_busy(req, "all %u event streams this server allows are open ([http] "
+                                       "sse_max_streams); close one or raise the limit, then retry",
+                                       stats.streams);
                 else if (r == -ESHUTDOWN)
                         api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE,
                                           "arbiterd is stopping; reconnect in a few seconds");
                 else
                         api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot open the stream: %s",
                                           strerror(-r));
+                return;
+        }
+        ci = MHD_get_connection_info(req->connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (ci)
+                st->ev_gone = event_new(loop_base(api_server_loop(req->server)), ci->connect_fd,
+                                        EV_READ | EV_CLOSED, on_gone, st);
+        if (!st->ev_gone || event_add(st->ev_gone, NULL) < 0) {
+                stream_free(st);
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 return;
         }
         response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK_SIZE, stream_read, st,

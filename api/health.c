@@ -36,9 +36,7 @@ void handle_status(struct api_request *req) {
         if (req->deps->health)
                 req->deps->health(req->deps->userdata, h,
                                   req->role >= AUTH_ROLE_ADMIN ? API_HEALTH_INTERNALS : API_HEALTH_STATUS);
-        json_object_set_new(h, "http", json_pack("{s:I, s:I}",
-                                                 "active_requests", (json_int_t) api_server_active(req->server),
-                                                 "streams", (json_int_t) api_server_streams(req->server)));
+        json_object_set_new(h, "http", api_server_status(req->server));
         if (req->deps->events) {
                 struct sse_stats st;
                 sse_hub_stats(req->deps->events, &st);

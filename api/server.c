@@ -19,13 +19,25 @@
  * (every store callback fires exactly once, also on shutdown), so MHD's lack
  * of timeouts for suspended connections cannot leak one.
  *
+ * Connections (api/pool.h).  libmicrohttpd tells us of every connection it
+ * accepts and drops (MHD_OPTION_NOTIFY_CONNECTION); the pool keeps its
+ * record as the connection's socket context and follows it through its
+ * requests: PENDING until a request's headers are in, then classified —
+ * priority (GET /v1/health, a referee or admin token) or not — and admitted
+ * or answered 503 at once; its deadline (headers and body) ends when the
+ * request is in.  A connection the pool closes (deadline, eviction) has its
+ * socket shut down: libmicrohttpd sees the hang-up in its next run and
+ * drops it, and the pool forgets it when libmicrohttpd says so.
+ * libmicrohttpd's own per-address limit is off: the pool counts addresses.
+ *
  * Event streams (api/events.c) reply at once with a content reader that
  * suspends the connection whenever it has nothing to send; their hub wakes
  * them for an event, for the end, and at least every heartbeat, so a
- * suspended stream is never forgotten either, and a client that left is
- * found by the heartbeat's failing write.  Streams are not work in flight:
- * graceful shutdown ends them through sse_hub_close() and waits for them
- * only STREAM_END_GRACE_USEC, long enough for their last chunk.  None is
+ * suspended stream is never forgotten either; a client that hangs up is
+ * noticed at once by its stream's watch on the socket (api/events.c), one
+ * that vanished by the heartbeat's failing write.  Streams are not work in
+ * flight: graceful shutdown ends them through sse_hub_close() and waits for
+ * them only STREAM_END_GRACE_USEC, long enough for their last chunk.  None is
  * suspended when MHD stops: closing the hub wakes every waiting stream, and
  * api_server_free() closes it before MHD_stop_daemon().
  */
@@ -39,12 +51,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <event2/event.h>
 #include <microhttpd.h>
 
+#include "api/handlers.h"
 #include "api/json.h"
+#include "api/pool.h"
 #include "api/problem.h"
 #include "api/sse.h"
 #include "api/web.h"
@@ -53,9 +68,15 @@
 #include "common/time.h"
 
 #define JSON_CONTENT_TYPE "application/json"
-/* Listen backlog: a venue has tens of displays, a burst of reconnects after a
- * network blip should not see refused connections. */
-#define LISTEN_BACKLOG 128
+/* Listen backlog: a hall of displays reconnects at once after a network
+ * blip or a restart, and libmicrohttpd accepts ten connections per run; a
+ * full backlog drops SYNs, which clients resend only after a second.  The
+ * kernel caps it at net.core.somaxconn (4096 by default since Linux 5.4). */
+#define LISTEN_BACKLOG 1024
+/* Retry-After of a 503 for want of room: about the time a display's
+ * EventSource waits before reconnecting (SSE_RETRY_MS), so a client that
+ * honours it comes back as soon as a display would. */
+#define BUSY_RETRY_AFTER_S "2"
 /* After quiesce, how long ended event streams may take to send their last
  * chunk before graceful shutdown stops waiting for them: a LAN round trip is
  * about a millisecond, so a client that cannot take five bytes in this time
@@ -82,10 +103,14 @@ struct api_server {
         char address[INET6_ADDRSTRLEN + 16];
         unsigned active;                /* requests not completed, streams included */
         unsigned streams;               /* of which event streams */
+        struct pool *pool;              /* every connection's class and deadline */
+        struct event *ev_deadline;      /* the pool's earliest deadline */
+        int64_t armed_deadline;         /* what ev_deadline is armed for; 0: not armed */
 };
 
 struct req {
         struct api_request pub;         /* first: handlers get &req->pub */
+        struct pool_conn *conn;         /* its connection's record in the pool */
         char *buf;
         size_t len, cap;
         bool too_large;
@@ -182,7 +207,25 @@ void api_reply_stream(struct api_request *req, struct MHD_Response *response) {
         }
         r->stream = true;
         req->server->streams++;
+        if (r->conn)
+                pool_stream(req->server->pool, r->conn);
         req_set_mhd_response(r, MHD_HTTP_OK, response);
+}
+
+void api_reply_busy(struct api_request *req, const char *detail_fmt, ...) {
+        struct req *r = req_of(req);
+        char detail[1024];
+        va_list ap;
+
+        va_start(ap, detail_fmt);
+        vsnprintf(detail, sizeof detail, detail_fmt, ap);
+        va_end(ap);
+        api_reply_problem_json(req, problem_new(MHD_HTTP_SERVICE_UNAVAILABLE, "%s", detail));
+        if (r->response) {
+                MHD_add_response_header(r->response, MHD_HTTP_HEADER_RETRY_AFTER, BUSY_RETRY_AFTER_S);
+                /* the connection is what it has no room for */
+                MHD_add_response_header(r->response, MHD_HTTP_HEADER_CONNECTION, "close");
+        }
 }
 
 void api_reply_problem(struct api_request *req, unsigned status, const char *detail_fmt, ...) {
@@ -476,6 +519,41 @@ static void dispatch(struct api_server *s, struct req *r) {
         q->match.route->handler(q);
 }
 
+/* GET /v1/health, and anything a referee or admin token asks: what must get
+ * through when every other connection is taken (api/pool.h). */
+static bool is_priority(const struct api_request *q) {
+        return q->match.route->handler == handle_health || q->role >= AUTH_ROLE_REFEREE;
+}
+
+/* Rules 2 and 3 of api/pool.h for a request that passed its checks:
+ * replies 503 and returns false when there is no room for it. */
+static bool admit(struct api_server *s, struct req *r) {
+        if (!r->conn)
+                return true;            /* out of memory when it was accepted: no record */
+        switch (pool_classify(s->pool, r->conn, is_priority(&r->pub))) {
+        case POOL_ADMITTED:
+                break;
+        case POOL_FULL:
+                api_reply_busy(&r->pub, "arbiterd has no room for more requests now: its connections are "
+                               "taken ([http] max_connections, of which %u are kept for health checks, "
+                               "referees and admins); retry in a few seconds",
+                               s->cfg.reserved_connections);
+                return false;
+        case POOL_ADDRESS_FULL:
+                api_reply_busy(&r->pub, "this address already has %u requests and event streams open, as many "
+                               "as arbiterd takes from one address ([http] max_connections_per_ip); close "
+                               "some, or retry in a few seconds", s->cfg.max_connections_per_ip);
+                return false;
+        }
+        return true;
+}
+
+/* The request no longer waits for its client: its deadline ends. */
+static void request_in(struct api_server *s, struct req *r) {
+        if (r->conn)
+                pool_request_in(s->pool, r->conn);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls) {
@@ -484,6 +562,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
 
         (void) version;
         if (!r) {
+                const union MHD_ConnectionInfo *ci;
+
                 r = calloc(1, sizeof *r);
                 if (!r)
                         return MHD_NO;
@@ -494,8 +574,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
                 r->pub.connection = connection;
                 r->pub.method = method;
                 r->pub.path = url;
-                if (!check_headers(s, r))
+                ci = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+                r->conn = ci ? ci->socket_context : NULL;
+                /* Answered from its headers (a page, 404, 401, …) as cheaply
+                 * as a 503 would be, it stays unclassified (PENDING: to the
+                 * pool, as good as idle); otherwise it needs room. */
+                if (!check_headers(s, r) || !admit(s, r)) {
+                        request_in(s, r);
                         return queue_reply(r);
+                }
                 return MHD_YES;
         }
 
@@ -505,6 +592,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
                 return MHD_YES;
         }
 
+        request_in(s, r);
         if (!r->handled && !r->response)
                 dispatch(s, r);
         if (r->response)
@@ -531,8 +619,89 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
         s->active--;
         if (r->stream)
                 s->streams--;
+        /* Kept alive: ready for its next request.  Otherwise it closes. */
+        if (r->conn && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+                pool_done(s->pool, r->conn, now_usec());
+        else if (r->conn)
+                pool_closing(s->pool, r->conn);
         req_free(r);
         *con_cls = NULL;
+}
+
+static void pool_addr_of(const struct sockaddr *sa, struct pool_addr *ret) {
+        memset(ret, 0, sizeof *ret);
+        if (sa && sa->sa_family == AF_INET) {
+                ret->family = 4;
+                memcpy(ret->bytes, &((const struct sockaddr_in *) sa)->sin_addr, sizeof(struct in_addr));
+        } else if (sa && sa->sa_family == AF_INET6) {
+                ret->family = 6;
+                memcpy(ret->bytes, &((const struct sockaddr_in6 *) sa)->sin6_addr, sizeof(struct in6_addr));
+        }
+}
+
+/* Shuts the socket down; libmicrohttpd, seeing the hang-up, drops the
+ * connection in its next run (its fd stays libmicrohttpd's to close). */
+static void shut_connection(struct MHD_Connection *connection) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(connection,
+                                                                     MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (ci)
+                shutdown(ci->connect_fd, SHUT_RDWR);
+}
+
+/* The pool closes a connection (api/pool.h): counted there. */
+static void on_pool_close(void *userdata, void *conn_userdata, enum pool_reason why) {
+        (void) userdata, (void) why;
+        shut_connection(conn_userdata);
+}
+
+/* Every connection libmicrohttpd accepts and drops: the pool's record is
+ * its socket context. */
+static void on_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code) {
+        struct api_server *s = cls;
+        const union MHD_ConnectionInfo *ci;
+        struct pool_conn *pc;
+        struct pool_addr addr;
+
+        if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+                pool_close(s->pool, *socket_context);
+                *socket_context = NULL;
+                return;
+        }
+        ci = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        pool_addr_of(ci ? ci->client_addr : NULL, &addr);
+        if (pool_open(s->pool, &addr, now_usec(), connection, &pc) < 0) {
+                log_error("out of memory accounting for a new connection; closing it");
+                shut_connection(connection);
+                pc = NULL;
+        }
+        *socket_context = pc;
+}
+
+static void on_deadline(evutil_socket_t fd, short what, void *userdata) {
+        struct api_server *s = userdata;
+
+        (void) fd, (void) what;
+        s->armed_deadline = 0;
+        pool_expire(s->pool, now_usec());
+}
+
+/* Arms ev_deadline for the pool's earliest deadline, when it moved. */
+static void arm_deadline(struct api_server *s) {
+        int64_t d = pool_next_deadline(s->pool), now;
+        struct timeval tv;
+
+        if (d == s->armed_deadline)
+                return;
+        if (d == INT64_MAX) {
+                evtimer_del(s->ev_deadline);
+                s->armed_deadline = 0;
+                return;
+        }
+        now = now_usec();
+        tv = usec_to_timeval(d > now ? d - now : 0);
+        evtimer_add(s->ev_deadline, &tv);
+        s->armed_deadline = d;
 }
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
@@ -575,6 +744,7 @@ static void before_sleep(void *userdata) {
         } else {
                 evtimer_del(s->ev_timer);
         }
+        arm_deadline(s);
 }
 
 /* Parses cfg's numeric address into a sockaddr for MHD_OPTION_SOCK_ADDR. */
@@ -644,8 +814,24 @@ int api_server_new(struct loop *loop, const struct api_config *cfg, const struct
         s->cfg.web_root = NULL;
         s->deps = deps;
         s->hook_id = -1;
+        struct pool_limits limits = {
+                .budget = cfg->max_connections > cfg->reserved_connections
+                                  ? cfg->max_connections - cfg->reserved_connections : 1,
+                .per_address = cfg->max_connections_per_ip,
+                .pending_per_address = cfg->pending_per_ip,
+                .request_timeout_usec = (int64_t) cfg->request_timeout_s * USEC_PER_SEC,
+        };
+        uint64_t seed;
+        if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t) sizeof seed)
+                seed = (uint64_t) now_usec() ^ (uint64_t) getpid() << 32;
+        r = pool_new(&limits, seed, on_pool_close, s, &s->pool);
+        if (r < 0) {
+                free(s);
+                return r == -ENOMEM ? r : log_error_errno(-r, "[http] connection limits out of range");
+        }
         r = web_open(cfg->web_root, &s->web);
         if (r == -ENOMEM) {
+                pool_free(s->pool);
                 free(s);
                 return -ENOMEM;
         }
@@ -664,17 +850,21 @@ int api_server_new(struct loop *loop, const struct api_config *cfg, const struct
                         : (struct MHD_OptionItem) { MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL },
                 { MHD_OPTION_END, 0, NULL },
         };
+        /* No MHD_OPTION_PER_IP_CONNECTION_LIMIT: the pool counts addresses,
+         * by what their connections do (api/pool.h, rule 3). */
         s->mhd = MHD_start_daemon(flags, cfg->port, NULL, NULL, on_request, s,
                                   MHD_OPTION_ARRAY, where,
                                   MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
-                                  MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->max_connections_per_ip,
                                   MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s,
                                   MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->connection_memory,
                                   MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                  MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
                                   MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
                                   MHD_OPTION_END);
         if (!s->mhd) {
                 int err = errno ? errno : EADDRINUSE;
+                pool_free(s->pool);
+                web_free(s->web);
                 free(s);
                 if (cfg->listen_fd >= 0)
                         return log_error_errno(err, "cannot serve HTTP on the socket systemd passed (fd %d): %s",
@@ -688,7 +878,8 @@ int api_server_new(struct loop *loop, const struct api_config *cfg, const struct
         info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
         s->ev_epoll = event_new(loop_base(loop), info->epoll_fd, EV_READ | EV_PERSIST, on_epoll_ready, s);
         s->ev_timer = evtimer_new(loop_base(loop), on_timer, s);
-        if (!s->ev_epoll || !s->ev_timer || event_add(s->ev_epoll, NULL) < 0) {
+        s->ev_deadline = evtimer_new(loop_base(loop), on_deadline, s);
+        if (!s->ev_epoll || !s->ev_timer || !s->ev_deadline || event_add(s->ev_epoll, NULL) < 0) {
                 api_server_free(s);
                 return -ENOMEM;
         }
@@ -724,8 +915,11 @@ void api_server_free(struct api_server *s) {
                 event_free(s->ev_timer);
         if (s->ev_grace)
                 event_free(s->ev_grace);
+        if (s->ev_deadline)
+                event_free(s->ev_deadline);
         if (s->mhd)
-                MHD_stop_daemon(s->mhd);
+                MHD_stop_daemon(s->mhd);        /* drops every connection: the pool forgets them */
+        pool_free(s->pool);
         web_free(s->web);
         free(s);
 }
@@ -772,6 +966,37 @@ unsigned api_server_active(const struct api_server *s) {
 
 unsigned api_server_streams(const struct api_server *s) {
         return s->streams;
+}
+
+json_t *api_server_status(const struct api_server *s) {
+        struct pool_stats st;
+
+        pool_stats(s->pool, &st);
+        return json_pack("{s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I}, s:{s:I, s:I, s:I}}",
+                         "active_requests", (json_int_t) api_server_active(s),
+                         "streams", (json_int_t) s->streams,
+                         "connections",
+                         "open", (json_int_t) (st.state[POOL_PENDING] + st.state[POOL_GENERAL] +
+                                               st.state[POOL_PRIORITY] + st.state[POOL_STREAM] +
+                                               st.state[POOL_CLOSING]),
+                         "pending", (json_int_t) st.state[POOL_PENDING],
+                         "requests", (json_int_t) st.state[POOL_GENERAL],
+                         "priority", (json_int_t) st.state[POOL_PRIORITY],
+                         "streams", (json_int_t) st.state[POOL_STREAM],
+                         "addresses", (json_int_t) st.addresses,
+                         "limit", (json_int_t) s->cfg.max_connections,
+                         "reserved", (json_int_t) s->cfg.reserved_connections,
+                         "refused",
+                         "full", (json_int_t) st.refused_full,
+                         "address_full", (json_int_t) st.refused_address,
+                         "closed",
+                         "request_timeout", (json_int_t) st.closed[POOL_TIMED_OUT],
+                         "evicted", (json_int_t) st.closed[POOL_EVICTED],
+                         "evicted_address", (json_int_t) st.closed[POOL_EVICTED_ADDRESS]);
+}
+
+struct loop *api_server_loop(const struct api_server *s) {
+        return s->loop;
 }
 
 void api_server_run_soon(struct api_server *s) {

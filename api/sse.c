@@ -510,7 +510,7 @@ static const char *resume_point(const struct sse_hub *hub, const char *last_even
 }
 
 int sse_subscribe(struct sse_hub *hub, const char *filter, const char *scope, const char *last_event_id,
-                  sse_wake_fn wake_fn, void *userdata, struct sse_sub **ret) {
+                  bool priority, sse_wake_fn wake_fn, void *userdata, struct sse_sub **ret) {
         char block[256], id[SSE_ID_MAX];
         const char *reset;
         struct sse_sub *sub;
@@ -521,7 +521,7 @@ int sse_subscribe(struct sse_hub *hub, const char *filter, const char *scope, co
                 return -EINVAL;
         if (hub->closed)
                 return -ESHUTDOWN;
-        if (hub->n_subs >= hub->cfg.max_streams) {
+        if (hub->n_subs >= hub->cfg.max_streams && !priority) {
                 hub->refused++;
                 return -EBUSY;
         }

@@ -51,8 +51,9 @@
  * ends.  Nothing a subscriber does can block the loop or grow memory.
  *
  * Heartbeat.  Every heartbeat_ms a stream that sent nothing since the last
- * tick gets the comment ":\n\n", so a vanished client is found by the
- * failing write and proxies keep the connection open.
+ * tick gets the comment ":\n\n", so that proxies keep the connection open
+ * and a client that vanished without a word is found by a failing write
+ * (one that hangs up is found at once by its stream, api/events.c).
  *
  * The hub knows nothing of HTTP: a stream (api/events.c) pulls bytes with
  * sse_sub_fill() and, when it returns 0, waits until the hub calls its wake
@@ -76,14 +77,18 @@ struct sse_sub;
 
 /* The HTML Standard's advice for event streams ("Server-sent events",
  * authoring notes): a comment line every 15 seconds or so keeps legacy
- * proxies from dropping the connection.  It is also how a vanished client
- * is found: libmicrohttpd never times out a suspended connection (its
- * manual, MHD_suspend_connection).  Well inside the 60 s idle timeout of
- * nginx and common load balancers. */
+ * proxies from dropping the connection.  It is also how a client that
+ * vanished without closing is found: libmicrohttpd never times out a
+ * suspended connection (its manual, MHD_suspend_connection).  Well inside
+ * the 60 s idle timeout of nginx and common load balancers. */
 #define SSE_HEARTBEAT_MS_DEFAULT  15000
-/* Half of [http] max_connections' default (256): displays cannot take every
- * connection away from REST clients. */
-#define SSE_MAX_STREAMS_DEFAULT   128
+/* [http] sse_max_streams' default: a venue's scoreboards, table displays and
+ * spectators' phones, with room to spare (issue 11 asks for 2,000 on one
+ * daemon); [http] max_connections' default (4096) leaves the rest to
+ * requests.  A stream costs about 16 KiB of the daemon's memory, most of
+ * it libmicrohttpd's buffer ([http] connection_memory; docs/operations.md,
+ * "Connections and load"). */
+#define SSE_MAX_STREAMS_DEFAULT   3072
 /* The "retry:" every stream starts with: how long EventSource waits before
  * reconnecting (browsers default to about 3 s; a display should be back
  * sooner). */
@@ -160,11 +165,13 @@ typedef void (*sse_wake_fn)(void *userdata);
 
 /* A new subscriber for filter (NULL or "" for all topics) in scope (NULL
  * or "" for the public) resuming after last_event_id (NULL for live events
- * only).  Returns 0, -EINVAL (a filter or scope that is too long or not
- * printable ASCII), -EBUSY (max_streams open), -ESHUTDOWN (closed),
- * -ENOMEM. */
+ * only).  A priority subscriber (a referee's or admin's stream) is not
+ * held to max_streams, so a referee's console finds room when displays
+ * have taken every stream; it counts among the streams all the same.
+ * Returns 0, -EINVAL (a filter or scope that is too long or not printable
+ * ASCII), -EBUSY (max_streams open), -ESHUTDOWN (closed), -ENOMEM. */
 int sse_subscribe(struct sse_hub *hub, const char *filter, const char *scope, const char *last_event_id,
-                  sse_wake_fn wake, void *userdata, struct sse_sub **ret);
+                  bool priority, sse_wake_fn wake, void *userdata, struct sse_sub **ret);
 /* Accepts NULL. */
 void sse_sub_free(struct sse_sub *sub);
 

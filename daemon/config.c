@@ -130,10 +130,19 @@ static const struct key keys[] = {
           .def = "127.0.0.1:8080", .env = "ARBITER_LISTEN" },
         { KEY("http", "body_limit", KEY_SIZE, body_limit),
           .min = 1, .max = 64 * MIB, .def = "1M", .reload = true },
+        /* The connection defaults (docs/operations.md, "Connections and
+         * load"): 3072 event streams and room for requests beside them,
+         * 64 kept for priority requests, a quarter of the pool per address. */
         { KEY("http", "max_connections", KEY_UINT, max_connections),
-          .min = 1, .max = 65536, .def = "256" },
+          .min = 2, .max = 65536, .def = "4096" },
+        { KEY("http", "reserved_connections", KEY_UINT, reserved_connections),
+          .min = 1, .max = 65535, .def = "64" },
         { KEY("http", "max_connections_per_ip", KEY_UINT, max_connections_per_ip),
-          .min = 1, .max = 65536, .def = "64" },
+          .min = 1, .max = 65536, .def = "1024" },
+        { KEY("http", "pending_per_ip", KEY_UINT, pending_per_ip),
+          .min = 1, .max = 65536, .def = "32" },
+        { KEY("http", "request_timeout", KEY_UINT, request_timeout_s),
+          .min = 1, .max = 3600, .what = "seconds", .def = "10" },
         { KEY("http", "connection_timeout", KEY_UINT, connection_timeout_s),
           .min = 1, .max = 3600, .what = "seconds", .def = "30" },
         { KEY("http", "connection_memory", KEY_SIZE, connection_memory),
@@ -145,7 +154,7 @@ static const struct key keys[] = {
         { KEY("http", "sse_heartbeat", KEY_UINT, sse_heartbeat_ms),
           .min = 100, .max = 300000, .what = "milliseconds", .def = "15000" },
         { KEY("http", "sse_max_streams", KEY_UINT, sse_max_streams),
-          .min = 1, .max = 65536, .def = "128" },
+          .min = 1, .max = 65536, .def = "3072" },
         { KEY("database", "dsn", KEY_STRING, dsn),
           .what = "a libpq connection string or URI", .allow_empty = true,
           .def = "dbname=arbiter", .env = "ARBITER_DSN" },
@@ -885,6 +894,19 @@ int config_apply_env(struct config *cfg, char *err, size_t errlen) {
         return 0;
 }
 
+/* Keys that bound each other, once every source is in; reported as
+ * "NAME: message", since the two may come from different lines or from the
+ * defaults. */
+static int check_together(const struct config *cfg, const char *name, char *err, size_t errlen) {
+        if (cfg->reserved_connections >= cfg->max_connections) {
+                errbuf_set(err, errlen, "%s: [http] reserved_connections (%u) must be below max_connections (%u): "
+                           "the difference is what every request and event stream shares",
+                           name, cfg->reserved_connections, cfg->max_connections);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 /* Both entry points build into a private struct and hand it over only when
  * everything parsed, so a failed load leaves *cfg zeroed (config_done()
  * on it is a no-op) rather than half from the file and half defaults. */
@@ -909,6 +931,9 @@ static int load_text(struct config *cfg, const char *name, const char *text, siz
                 if (r < 0)
                         goto fail;
         }
+        r = check_together(&tmp, name ? name : "configuration", err, errlen);
+        if (r < 0)
+                goto fail;
         *cfg = tmp;
         return 0;
 

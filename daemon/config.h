@@ -44,14 +44,18 @@ struct config {
         char *listen_address;           /* listen = 127.0.0.1:8080 → "127.0.0.1"; [::1]:80 → "::1" */
         uint16_t listen_port;           /*                          → 8080 */
         size_t body_limit;              /* body_limit = 1M   (bytes; K/M suffixes, 1..64M) */
-        unsigned max_connections;       /* max_connections = 256 (1..65536) */
-        unsigned max_connections_per_ip;/* max_connections_per_ip = 64 (1..65536) */
+        unsigned max_connections;       /* max_connections = 4096 (2..65536): every connection, streams too */
+        unsigned reserved_connections;  /* reserved_connections = 64 (1..65535, below max_connections):
+                                         * kept for health checks, referees and admins */
+        unsigned max_connections_per_ip;/* max_connections_per_ip = 1024 (1..65536): requests and streams */
+        unsigned pending_per_ip;        /* pending_per_ip = 32 (1..65536): connections before their request */
+        unsigned request_timeout_s;     /* request_timeout = 10 (seconds, 1..3600): headers and body, in total */
         unsigned connection_timeout_s;  /* connection_timeout = 30 (seconds, 1..3600) */
         size_t connection_memory;       /* connection_memory = 16K (bytes, 8K..16M) */
         bool open_reads;                /* open_reads = yes: GETs need no token */
         char *web_root;                 /* web_root = ARBITER_DATADIR/web */
         unsigned sse_heartbeat_ms;      /* sse_heartbeat = 15000 (ms, 100..300000): comment on idle event streams */
-        unsigned sse_max_streams;       /* sse_max_streams = 128 (1..65536): event streams open at once */
+        unsigned sse_max_streams;       /* sse_max_streams = 3072 (1..65536): event streams open at once */
 
         /* [database] */
         char *dsn;                      /* dsn = "dbname=arbiter" (libpq conninfo or URI) */

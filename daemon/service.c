@@ -32,6 +32,7 @@
 #include "common/loop.h"
 #include "common/time.h"
 #include "bus/matches.h"
+#include "daemon/fdlimit.h"
 #include "daemon/tour_bus.h"
 #include "match/match.h"
 #include "tournament/glicko2.h"
@@ -88,7 +89,10 @@ static struct api_config api_config_of(const struct config *cfg, int listen_fd) 
                 .listen_fd = listen_fd,
                 .body_limit = cfg->body_limit,
                 .max_connections = cfg->max_connections,
+                .reserved_connections = cfg->reserved_connections,
                 .max_connections_per_ip = cfg->max_connections_per_ip,
+                .pending_per_ip = cfg->pending_per_ip,
+                .request_timeout_s = cfg->request_timeout_s,
                 .connection_timeout_s = cfg->connection_timeout_s,
                 .connection_memory = cfg->connection_memory,
                 .open_reads = cfg->open_reads,
@@ -486,6 +490,7 @@ static int start(struct service *s) {
         r = listen_fd_from_systemd(&listen_fd);
         if (r < 0)
                 return r;
+        fdlimit_raise((unsigned long) s->cfg.max_connections + FDLIMIT_DAEMON_FDS);
         struct api_config ac = api_config_of(&s->cfg, listen_fd);
         r = api_server_new(s->loop, &ac, &s->deps, &s->api);
         if (r < 0)

@@ -136,6 +136,38 @@ static void a_stream_opens_at_once_and_a_departed_client_is_noticed(void **state
         assert_true(wait_streams(0));
 }
 
+/* A client that hangs up frees its stream's slot within one heartbeat
+ * (api/events.c, "A client that hangs up"), although the first write after
+ * its FIN would still succeed.  A witness stream, idle, counts the hub's
+ * heartbeats; right after one, a second stream's client reads what it was
+ * sent and closes cleanly, and its slot must be free before the witness's
+ * next heartbeat. */
+static void a_departed_clients_slot_is_free_within_one_heartbeat(void **state) {
+        struct stream witness, leaving;
+        unsigned beats;
+        (void) state;
+
+        assert_true(wait_streams(0));
+        stream_open(&witness, daemon_.url, "/v1/events?topic=quiet", NULL);
+        stream_open(&leaving, daemon_.url, "/v1/events?topic=quiet", NULL);
+        assert_int_equal(health_int("http", "streams"), 2);
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS, from = witness.heartbeats;
+             witness.heartbeats == (unsigned) from && mono_ms() < deadline;)
+                pump(&witness, 10);
+        beats = witness.heartbeats;
+        pump(&leaving, 20);             /* its heartbeat read: it closes with a FIN, not a reset */
+        stream_close(&leaving);
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; health_int("http", "streams") != 1;) {
+                pump(&witness, 5);
+                if (witness.heartbeats > beats)
+                        fail_msg("a heartbeat went by and the departed client's stream still holds its slot");
+                if (mono_ms() > deadline)
+                        fail_msg("the departed client's stream was never freed");
+        }
+        stream_close(&witness);
+        assert_true(wait_streams(0));
+}
+
 static void idle_streams_get_heartbeats(void **state) {
         struct stream st;
         (void) state;
@@ -292,6 +324,7 @@ static void sigterm_ends_the_streams_and_the_daemon_exits(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(a_stream_opens_at_once_and_a_departed_client_is_noticed),
+                cmocka_unit_test(a_departed_clients_slot_is_free_within_one_heartbeat),
                 cmocka_unit_test(idle_streams_get_heartbeats),
                 cmocka_unit_test(pads_and_presses_stream_and_a_reconnect_gets_exactly_what_it_missed),
                 cmocka_unit_test(ids_of_another_run_get_a_reset_and_0_replays_the_run),

@@ -61,7 +61,10 @@ static void assert_config_equal(const struct config *a, const struct config *b) 
         assert_int_equal(a->listen_port, b->listen_port);
         assert_int_equal(a->body_limit, b->body_limit);
         assert_int_equal(a->max_connections, b->max_connections);
+        assert_int_equal(a->reserved_connections, b->reserved_connections);
         assert_int_equal(a->max_connections_per_ip, b->max_connections_per_ip);
+        assert_int_equal(a->pending_per_ip, b->pending_per_ip);
+        assert_int_equal(a->request_timeout_s, b->request_timeout_s);
         assert_int_equal(a->connection_timeout_s, b->connection_timeout_s);
         assert_int_equal(a->connection_memory, b->connection_memory);
         assert_int_equal(a->open_reads, b->open_reads);
@@ -127,14 +130,17 @@ static void test_defaults(void **state) {
         assert_string_equal(cfg.listen_address, "127.0.0.1");
         assert_int_equal(cfg.listen_port, 8080);
         assert_int_equal(cfg.body_limit, 1024 * 1024);
-        assert_int_equal(cfg.max_connections, 256);
-        assert_int_equal(cfg.max_connections_per_ip, 64);
+        assert_int_equal(cfg.max_connections, 4096);
+        assert_int_equal(cfg.reserved_connections, 64);
+        assert_int_equal(cfg.max_connections_per_ip, 1024);
+        assert_int_equal(cfg.pending_per_ip, 32);
+        assert_int_equal(cfg.request_timeout_s, 10);
         assert_int_equal(cfg.connection_timeout_s, 30);
         assert_int_equal(cfg.connection_memory, 16 * 1024);
         assert_true(cfg.open_reads);
         assert_string_equal(cfg.web_root, ARBITER_DATADIR "/web");
         assert_int_equal(cfg.sse_heartbeat_ms, 15000);
-        assert_int_equal(cfg.sse_max_streams, 128);
+        assert_int_equal(cfg.sse_max_streams, 3072);
         assert_string_equal(cfg.dsn, "dbname=arbiter");
         assert_int_equal(cfg.statement_timeout_ms, 5000);
         assert_int_equal(cfg.reconnect_max_s, 2);
@@ -237,7 +243,7 @@ static void test_comments_and_blanks(void **state) {
         assert_int_equal(cfg.body_limit, 4096);
         assert_false(cfg.open_reads);
         assert_int_equal(cfg.log_level, LOG_WARNING);
-        assert_int_equal(cfg.max_connections, 256);
+        assert_int_equal(cfg.max_connections, 4096);
         config_done(&cfg);
 }
 
@@ -310,8 +316,8 @@ static const struct bad_case {
         /* unknown key, with the known ones listed */
         { "[http]\nlisten = 127.0.0.1:1\nbodylimit = 1M\n", "t.conf:3: ",
           "unknown key \"bodylimit\" in [http] (known: listen, body_limit, max_connections, "
-          "max_connections_per_ip, connection_timeout, connection_memory, open_reads, web_root, "
-          "sse_heartbeat, sse_max_streams)" },
+          "reserved_connections, max_connections_per_ip, pending_per_ip, request_timeout, "
+          "connection_timeout, connection_memory, open_reads, web_root, sse_heartbeat, sse_max_streams)" },
         { "[http]\ndsn = x\n", "t.conf:2: ", "unknown key \"dsn\" in [http] (it belongs in [database])" },
         { "[log]\nLevel = info\n", "t.conf:2: ", "unknown key \"Level\" in [log] (known: level)" },
         { "[http]\n\x01key = 1\n", "t.conf:2: ", "unknown key \"\\x01key\"" },
@@ -346,7 +352,10 @@ static const struct bad_case {
         { "[http]\nweb_root =\n", "t.conf:2: ", "web_root: empty value (use a directory path)" },
         { "[http]\nweb_root = \"\"\n", "t.conf:2: ", "web_root: empty value" },
         { "[http]\nmax_connections = \n", "t.conf:2: ",
-          "max_connections: empty value (use a whole number, 1 to 65536)" },
+          "max_connections: empty value (use a whole number, 2 to 65536)" },
+        /* keys that bound each other */
+        { "[http]\nmax_connections = 100\nreserved_connections = 100\n", "t.conf: ",
+          "reserved_connections (100) must be below max_connections (100)" },
         { "[http]\nlisten =\n", "t.conf:2: ", "listen: empty value (use IPv4:PORT or [IPv6]:PORT" },
         { "[dbus]\nbus =\n", "t.conf:2: ", "bus: empty value (use system, session or none)" },
         /* wrong type */
@@ -440,17 +449,32 @@ static const struct range_case {
         { "http", "body_limit", "65M", false, 0 },
         { "http", "body_limit", "99999999999999999999999M", false, 0 },
         { "http", "body_limit", "17592186044416M", false, 0 },  /* 2^44 M = 2^64 bytes */
-        { "http", "max_connections", "1", true, 1 },
+        /* the smallest above the default reserved_connections (64) */
+        { "http", "max_connections", "65", true, 65 },
         { "http", "max_connections", "65536", true, 65536 },
+        { "http", "max_connections", "1", false, 0 },
         { "http", "max_connections", "0", false, 0 },
         { "http", "max_connections", "65537", false, 0 },
         { "http", "max_connections", "4294967297", false, 0 },  /* 2^32 + 1 must not wrap to 1 */
         { "http", "max_connections", "18446744073709551617", false, 0 },
-        { "http", "max_connections", "007", true, 7 },
+        { "http", "max_connections", "0100", true, 100 },
+        /* below the default max_connections (4096) */
+        { "http", "reserved_connections", "1", true, 1 },
+        { "http", "reserved_connections", "4095", true, 4095 },
+        { "http", "reserved_connections", "0", false, 0 },
+        { "http", "reserved_connections", "65536", false, 0 },
         { "http", "max_connections_per_ip", "1", true, 1 },
         { "http", "max_connections_per_ip", "65536", true, 65536 },
         { "http", "max_connections_per_ip", "0", false, 0 },
         { "http", "max_connections_per_ip", "65537", false, 0 },
+        { "http", "pending_per_ip", "1", true, 1 },
+        { "http", "pending_per_ip", "65536", true, 65536 },
+        { "http", "pending_per_ip", "0", false, 0 },
+        { "http", "pending_per_ip", "65537", false, 0 },
+        { "http", "request_timeout", "1", true, 1 },
+        { "http", "request_timeout", "3600", true, 3600 },
+        { "http", "request_timeout", "0", false, 0 },
+        { "http", "request_timeout", "3601", false, 0 },
         { "http", "connection_timeout", "1", true, 1 },
         { "http", "connection_timeout", "3600", true, 3600 },
         { "http", "connection_timeout", "0", false, 0 },
@@ -496,7 +520,10 @@ static uint64_t number_of(const struct config *cfg, const char *key) {
         } fields[] = {
                 { "body_limit", offsetof(struct config, body_limit), true },
                 { "max_connections", offsetof(struct config, max_connections), false },
+                { "reserved_connections", offsetof(struct config, reserved_connections), false },
                 { "max_connections_per_ip", offsetof(struct config, max_connections_per_ip), false },
+                { "pending_per_ip", offsetof(struct config, pending_per_ip), false },
+                { "request_timeout", offsetof(struct config, request_timeout_s), false },
                 { "connection_timeout", offsetof(struct config, connection_timeout_s), false },
                 { "connection_memory", offsetof(struct config, connection_memory), true },
                 { "sse_heartbeat", offsetof(struct config, sse_heartbeat_ms), false },
@@ -870,8 +897,11 @@ static void test_reload(void **state) {
         static const char *const restart_only[] = {
                 "[http]\nlisten = 127.0.0.1:8081\n",
                 "[http]\nlisten = 127.0.0.2:8080\n",
-                "[http]\nmax_connections = 1\n",
+                "[http]\nmax_connections = 100\n",
+                "[http]\nreserved_connections = 1\n",
                 "[http]\nmax_connections_per_ip = 1\n",
+                "[http]\npending_per_ip = 1\n",
+                "[http]\nrequest_timeout = 1\n",
                 "[http]\nconnection_timeout = 1\n",
                 "[http]\nconnection_memory = 8K\n",
                 "[http]\nweb_root = /elsewhere\n",

@@ -36,7 +36,7 @@ static struct sse_hub *hub_with(struct sse_config cfg) {
 
 static void subscribe(struct sse_hub *hub, const char *filter, const char *last, struct client *c) {
         memset(c, 0, sizeof *c);
-        assert_int_equal(sse_subscribe(hub, filter, NULL, last, on_wake, c, &c->sub), 0);
+        assert_int_equal(sse_subscribe(hub, filter, NULL, last, false, on_wake, c, &c->sub), 0);
 }
 
 /* Everything the stream has to send now, read max bytes at a time; *ret_end
@@ -414,25 +414,30 @@ static void closing_ends_every_stream_and_refuses_more(void **state) {
         assert_true(end);
         assert_string_equal(drain(&sending, 4096, &end), "");
         assert_true(end);
-        assert_int_equal(sse_subscribe(hub, NULL, NULL, NULL, on_wake, &late, &late.sub), -ESHUTDOWN);
+        assert_int_equal(sse_subscribe(hub, NULL, NULL, NULL, false, on_wake, &late, &late.sub), -ESHUTDOWN);
         assert_int_equal(sse_publish(hub, "pads", "e", json_object()), -ESHUTDOWN);
         sse_sub_free(waiting.sub);
         sse_sub_free(sending.sub);
         sse_hub_free(hub);
 }
 
+/* ... but not a referee's: a priority subscriber always finds room. */
 static void streams_are_limited(void **state) {
         struct sse_hub *hub = hub_with((struct sse_config) { .max_streams = 2 });
-        struct client a, b, c;
+        struct client a, b, c, referee;
         struct sse_stats st;
         (void) state;
 
         subscribe(hub, NULL, NULL, &a);
         subscribe(hub, "pads", NULL, &b);
-        assert_int_equal(sse_subscribe(hub, NULL, NULL, NULL, on_wake, &c, &c.sub), -EBUSY);
+        assert_int_equal(sse_subscribe(hub, NULL, NULL, NULL, false, on_wake, &c, &c.sub), -EBUSY);
+        memset(&referee, 0, sizeof referee);
+        assert_int_equal(sse_subscribe(hub, "match/1", "match/1/referee", NULL, true, on_wake, &referee,
+                                       &referee.sub), 0);
         sse_hub_stats(hub, &st);
-        assert_int_equal(st.streams, 2);
+        assert_int_equal(st.streams, 3);
         assert_int_equal(st.refused, 1);
+        sse_sub_free(referee.sub);
         sse_sub_free(a.sub);
         subscribe(hub, NULL, NULL, &c);
         sse_sub_free(b.sub);
@@ -454,7 +459,7 @@ static void bad_input_is_refused(void **state) {
         memset(big, 'x', sizeof big - 1);
         big[sizeof big - 1] = '\0';
         assert_int_equal(sse_publish(hub, "pads", "e", json_string(big)), -EMSGSIZE);
-        assert_int_equal(sse_subscribe(hub, "a b", NULL, NULL, on_wake, &c, &c.sub), -EINVAL);
+        assert_int_equal(sse_subscribe(hub, "a b", NULL, NULL, false, on_wake, &c, &c.sub), -EINVAL);
         /* a string with a newline stays on one data line */
         subscribe(hub, NULL, NULL, &c);
         drain(&c, 4096, NULL);
