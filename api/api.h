@@ -127,7 +127,8 @@ unsigned api_server_active(const struct api_server *s);
 /* Event streams open. */
 unsigned api_server_streams(const struct api_server *s);
 /* The "http" member of GET /v1/status: requests, streams, connections by
- * class, and what was refused or closed and why. */
+ * class, what was refused or closed and why, and the failed requests
+ * (401, 403, 413) counted. */
 json_t *api_server_status(const struct api_server *s);
 /* The loop the server runs on, for what a handler must watch there. */
 struct loop *api_server_loop(const struct api_server *s);

@@ -65,6 +65,7 @@
 #include "api/web.h"
 #include "common/log.h"
 #include "common/loop.h"
+#include "common/ratelimit.h"
 #include "common/time.h"
 
 #define JSON_CONTENT_TYPE "application/json"
@@ -77,6 +78,10 @@
  * EventSource waits before reconnecting (SSE_RETRY_MS), so a client that
  * honours it comes back as soon as a display would. */
 #define BUSY_RETRY_AFTER_S "2"
+/* Failed requests (401, 403, 413) are logged at most this many per minute:
+ * enough to see who and what, never a flood a client can drive. */
+#define AUTH_LOG_BURST 10
+#define AUTH_LOG_INTERVAL_USEC (60 * USEC_PER_SEC)
 /* After quiesce, how long ended event streams may take to send their last
  * chunk before graceful shutdown stops waiting for them: a LAN round trip is
  * about a millisecond, so a client that cannot take five bytes in this time
@@ -106,6 +111,8 @@ struct api_server {
         struct pool *pool;              /* every connection's class and deadline */
         struct event *ev_deadline;      /* the pool's earliest deadline */
         int64_t armed_deadline;         /* what ev_deadline is armed for; 0: not armed */
+        uint64_t unauthorized, forbidden, too_large;    /* 401, 403, 413 answered */
+        struct ratelimit auth_log;
 };
 
 struct req {
@@ -125,6 +132,53 @@ static void req_set_mhd_response(struct req *r, unsigned status, struct MHD_Resp
 
 static struct req *req_of(struct api_request *pub) {
         return (struct req *) pub;
+}
+
+/* The client's address as text ("192.0.2.7", "2001:db8::1"), for logs. */
+static const char *client_address(struct MHD_Connection *connection, char buf[static INET6_ADDRSTRLEN]) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(connection,
+                                                                     MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+        snprintf(buf, INET6_ADDRSTRLEN, "?");
+        if (sa && sa->sa_family == AF_INET)
+                inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr, buf, INET6_ADDRSTRLEN);
+        else if (sa && sa->sa_family == AF_INET6)
+                inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr, buf, INET6_ADDRSTRLEN);
+        return buf;
+}
+
+/* A request refused for who sent it or what it sent (401, 403, 413) is
+ * counted, and logged with who, which route and which token, at most
+ * AUTH_LOG_BURST lines a minute. */
+static void note_refusal(struct api_server *s, const struct api_request *q, unsigned status) {
+        char addr[INET6_ADDRSTRLEN], token[sizeof q->token_name + 16] = "", held_text[96] = "";
+        uint64_t held;
+
+        switch (status) {
+        case MHD_HTTP_UNAUTHORIZED:
+                s->unauthorized++;
+                break;
+        case MHD_HTTP_FORBIDDEN:
+                s->forbidden++;
+                break;
+        case MHD_HTTP_CONTENT_TOO_LARGE:
+                s->too_large++;
+                break;
+        default:
+                return;
+        }
+        if (!ratelimit_below(&s->auth_log, now_usec(), &held))
+                return;
+        if (q->token_name[0])
+                snprintf(token, sizeof token, " with token \"%s\"", q->token_name);
+        if (held)
+                snprintf(held_text, sizeof held_text, " (and %llu more 401, 403 and 413 not logged before this one)",
+                         (unsigned long long) held);
+        /* The route's pattern, not the path: a path is the client's text. */
+        log_warning("HTTP %u to %s %s from %s%s%s", status, q->method,
+                    q->match.route ? q->match.route->pattern : "(no route)", client_address(q->connection, addr),
+                    token, held_text);
 }
 
 static void req_free(struct req *r) {
@@ -162,6 +216,7 @@ static void req_set_response(struct req *r, unsigned status, char *text, const c
 static void req_set_mhd_response(struct req *r, unsigned status, struct MHD_Response *response) {
         struct api_server *s = r->pub.server;
 
+        note_refusal(s, &r->pub, status);
         r->response = response;
         r->status = status;
         if (r->suspended) {
@@ -814,6 +869,7 @@ int api_server_new(struct loop *loop, const struct api_config *cfg, const struct
         s->cfg.web_root = NULL;
         s->deps = deps;
         s->hook_id = -1;
+        s->auth_log = (struct ratelimit) { .interval_usec = AUTH_LOG_INTERVAL_USEC, .burst = AUTH_LOG_BURST };
         struct pool_limits limits = {
                 .budget = cfg->max_connections > cfg->reserved_connections
                                   ? cfg->max_connections - cfg->reserved_connections : 1,
@@ -972,7 +1028,8 @@ json_t *api_server_status(const struct api_server *s) {
         struct pool_stats st;
 
         pool_stats(s->pool, &st);
-        return json_pack("{s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I}, s:{s:I, s:I, s:I}}",
+        return json_pack("{s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I}, s:{s:I, s:I, s:I},"
+                         " s:{s:I, s:I, s:I}}",
                          "active_requests", (json_int_t) api_server_active(s),
                          "streams", (json_int_t) s->streams,
                          "connections",
@@ -992,7 +1049,11 @@ json_t *api_server_status(const struct api_server *s) {
                          "closed",
                          "request_timeout", (json_int_t) st.closed[POOL_TIMED_OUT],
                          "evicted", (json_int_t) st.closed[POOL_EVICTED],
-                         "evicted_address", (json_int_t) st.closed[POOL_EVICTED_ADDRESS]);
+                         "evicted_address", (json_int_t) st.closed[POOL_EVICTED_ADDRESS],
+                         "failed",
+                         "unauthorized", (json_int_t) s->unauthorized,
+                         "forbidden", (json_int_t) s->forbidden,
+                         "too_large", (json_int_t) s->too_large);
 }
 
 struct loop *api_server_loop(const struct api_server *s) {

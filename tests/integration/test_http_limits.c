@@ -3,7 +3,9 @@
  * deadline, not kept by an idle timeout it keeps resetting; a slow host
  * behind a NAT does not lock its neighbours out; when streams fill the
  * pool, health checks, referees and admins are still answered and the rest
- * is refused at once with 503 and Retry-After.
+ * is refused at once with 503 and Retry-After; refused tokens and bodies
+ * (401, 403, 413) are counted in /v1/status and logged, with who, which
+ * route and which token, never more than a burst a minute.
  *
  * The first daemon runs with the defaults (request_timeout 10 s,
  * pending_per_ip 32); the pool test starts one of its own with a small
@@ -38,6 +40,8 @@ static const char small_pool_conf[] =
         "sse_max_streams = 200\n";
 #define SMALL_POOL_SHARED 32
 #define SMALL_POOL_ASKED 40
+/* common/ratelimit.h in api/server.c: refused requests logged per minute. */
+#define AUTH_LOG_BURST 10
 
 static struct daemon_proc daemon_;
 static char *admin_token, *display_token, *referee_token;
@@ -220,11 +224,81 @@ static void health_referees_and_admins_find_room_when_the_pool_is_full(void **st
         free(conf);
 }
 
+static size_t log_count(const struct daemon_proc *d, const char *needle) {
+        char *log = daemon_log(d);
+        size_t n = 0;
+
+        for (const char *at = log; (at = strstr(at, needle)); at += strlen(needle))
+                n++;
+        free(log);
+        return n;
+}
+
+/* 401, 403 and 413 are counted and logged: who (the address), which route,
+ * which token when it is known; a flood of them is logged as a burst. */
+static void refused_requests_are_counted_and_logged(void **state) {
+        struct http_reply r;
+        char url[128], needle[256];
+        (void) state;
+
+        json_int_t unauthorized = status_count(&daemon_, NULL, "failed", "unauthorized");
+        json_int_t forbidden = status_count(&daemon_, NULL, "failed", "forbidden");
+        json_int_t too_large = status_count(&daemon_, NULL, "failed", "too_large");
+
+        http_get(&daemon_, "/v1/tokens", NULL, &r);
+        assert_int_equal(r.status, 401);
+        http_reply_done(&r);
+        http_get(&daemon_, "/v1/tokens", display_token, &r);
+        assert_int_equal(r.status, 403);
+        http_reply_done(&r);
+        size_t n = 2u << 20;
+        char *big = malloc(n + 1);
+        assert_non_null(big);
+        memset(big, ' ', n);
+        big[0] = '{';
+        big[n - 1] = '}';
+        big[n] = '\0';
+        snprintf(url, sizeof url, "%s/v1/tokens", daemon_.url);
+        harness_expect_continue = true;
+        http_request("POST", url, admin_token, "application/json", big, n, &r);
+        harness_expect_continue = false;
+        assert_int_equal(r.status, 413);
+        http_reply_done(&r);
+        free(big);
+
+        assert_int_equal(status_int(&daemon_, NULL, "failed", "unauthorized"), unauthorized + 1);
+        assert_int_equal(status_int(&daemon_, NULL, "failed", "forbidden"), forbidden + 1);
+        assert_int_equal(status_int(&daemon_, NULL, "failed", "too_large"), too_large + 1);
+        assert_true(daemon_wait_log(&daemon_, "HTTP 401 to GET /v1/tokens from 127.0.0.1", HARNESS_WAIT_MS));
+        /* the token's name, never the token */
+        char *log = daemon_log(&daemon_);
+        assert_null(strstr(log, display_token));
+        assert_null(strstr(log, admin_token));
+        free(log);
+        snprintf(needle, sizeof needle, "HTTP 403 to GET /v1/tokens from 127.0.0.1 with token \"%s\"", display_name);
+        assert_true(daemon_wait_log(&daemon_, needle, HARNESS_WAIT_MS));
+        assert_true(daemon_wait_log(&daemon_, "HTTP 413 to POST /v1/tokens from 127.0.0.1 with token",
+                                    HARNESS_WAIT_MS));
+
+        /* a flood: every one counted, a burst logged */
+        size_t lines = log_count(&daemon_, "HTTP 401 to ");
+        for (int k = 0; k < 3 * AUTH_LOG_BURST; k++) {
+                http_get(&daemon_, "/v1/tokens", "arb_notAtokenAtAllnotAtokenAtAllnotAtokenAtAll1", &r);
+                assert_int_equal(r.status, 401);
+                http_reply_done(&r);
+        }
+        assert_int_equal(status_int(&daemon_, NULL, "failed", "unauthorized"), unauthorized + 1 + 3 * AUTH_LOG_BURST);
+        size_t logged = log_count(&daemon_, "HTTP 401 to ") - lines;
+        print_message("# %d refused tokens, %zu logged\n", 3 * AUTH_LOG_BURST, logged);
+        assert_true(logged < AUTH_LOG_BURST);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(a_request_that_trickles_in_is_closed_at_its_deadline),
                 cmocka_unit_test(a_slow_host_behind_a_nat_does_not_lock_out_its_neighbours),
                 cmocka_unit_test(health_referees_and_admins_find_room_when_the_pool_is_full),
+                cmocka_unit_test(refused_requests_are_counted_and_logged),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
