@@ -90,7 +90,7 @@ BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 # (tests/load/loadgen.c): libc only.
 LOADGEN    := $(BUILD)/tests/load/loadgen
 
-.PHONY: all build build-tests deps run test asan bench fuzz install clean help check-layers screenshots
+.PHONY: all build build-tests deps run test asan bench soak fuzz install clean help check-layers screenshots
 .DEFAULT_GOAL := all
 # Keep objects make would otherwise treat as intermediate and delete.
 .SECONDARY:
@@ -121,8 +121,15 @@ screenshots: deps
 	$(Q)ARBITER_WEB_SCREENSHOTS=$(CURDIR)/docs/screenshots tests/run.sh $(BUILD) test_web_browser
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory build $(BENCH_BINS)
+	$(Q)$(MAKE) --no-print-directory build $(BENCH_BINS) $(LOADGEN)
 	$(Q)tests/bench/run.sh $(BUILD)
+
+# Long scenes, each a script tests/soak/*.sh bounded by SOAK_SECONDS; a new
+# scene is a new script (tests/soak/run.sh runs them all).
+SOAK_SECONDS ?= 600
+soak: deps
+	$(Q)$(MAKE) --no-print-directory build $(LOADGEN)
+	$(Q)SOAK_SECONDS=$(SOAK_SECONDS) tests/soak/run.sh $(BUILD)
 
 # libFuzzer targets (clang): each runs FUZZ_SECONDS on its corpus in
 # tests/fuzz/corpus/NAME (seeds; inputs that crashed once are kept there for
@@ -269,6 +276,7 @@ help:
 	@echo "make test     the whole test suite: unit and integration (own PostgreSQL and dbus-daemon)"
 	@echo "make asan     the whole test suite under AddressSanitizer and UBSan"
 	@echo "make bench    benchmarks, each next to a reference measured in the same run"
+	@echo "make soak     long scenes (tests/soak/*.sh), each bounded by SOAK_SECONDS (default 600)"
 	@echo "make screenshots  the web pages' pictures in docs/screenshots/ (headless Chromium)"
 	@echo "make install  install into DESTDIR/PREFIX (binaries, unit, D-Bus policy, migrations, web)"
 	@echo "make fuzz     run each libFuzzer target for FUZZ_SECONDS (default 60)"

@@ -37,3 +37,27 @@ free_port() {
         done
         die "no free TCP port found"
 }
+
+# "REQ/S P50_MS P99_MS ERRORS" of a `wrk --latency` report.  wrk prints
+# latencies as 123.45us, 1.23ms, 1.02s or 1.5m; errors are non-2xx answers
+# plus socket errors.
+parse_wrk() {   # parse_wrk FILE
+        awk '
+        function ms(v) {
+                if (v ~ /us$/) return v / 1000
+                if (v ~ /ms$/) return v + 0
+                if (v ~ /m$/)  return v * 60000
+                if (v ~ /s$/)  return v * 1000
+                return -1
+        }
+        /Latency Distribution/ { dist = 1 }
+        dist && $1 == "50%" { p50 = ms($2) }
+        dist && $1 == "99%" { p99 = ms($2) }
+        $1 == "Requests/sec:" { rps = $2 }
+        /Non-2xx or 3xx responses:/ { errors += $NF }
+        /Socket errors:/ { for (i = 4; i <= NF; i += 2) errors += $i }
+        END {
+                if (rps == "" || p50 == "" || p99 == "") exit 1
+                printf "%s %.3f %.3f %d\n", rps, p50, p99, errors
+        }' "$1" || die "could not parse wrk output in $1"
+}

@@ -18,3 +18,6 @@ tests/bench/rest.sh "$build"
 echo
 echo "== end to end (pad press → CallJudged on D-Bus and SSE)"
 tests/bench/bench_e2e.sh "$build"
+echo
+echo "== a venue's load (2,000 event streams and slow clients; issue 11)"
+tests/bench/load.sh "$build"
