@@ -53,6 +53,8 @@ struct api_config {
         unsigned request_timeout_s;     /* a request's headers and body, in total */
         unsigned connection_timeout_s;  /* idle, while a reply is sent (libmicrohttpd's) */
         size_t connection_memory;
+        unsigned queue_limit;           /* queries waiting for the database (deps->store) beyond
+                                         * which a request that is not a priority one gets 503 */
         bool open_reads;                /* GET/HEAD need no token */
         const char *web_root;           /* the web pages (api/web.h); NULL or missing: a
                                          * warning, and every page a 404 saying why */

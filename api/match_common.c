@@ -97,11 +97,16 @@ struct get_ctx {
         int64_t id;
 };
 
+static json_t *live_resource(struct matches *reg, const struct match *m);
+
 static void on_row(void *userdata, const PGresult *res, const char *error) {
         struct get_ctx *c = userdata;
+        const struct match *m = c->reg ? matches_find(c->reg, c->id) : NULL;
         json_t *row;
 
-        if (!res)
+        if (!res && m && !m->stale)
+                api_reply_json(c->req, c->status, live_resource(c->reg, m));
+        else if (!res)
                 api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the match failed: %s", error);
         else if (PQntuples(res) == 0)
                 api_reply_problem(c->req, MHD_HTTP_NOT_FOUND, "there is no match %s", route_param(&c->req->match, "id"));
@@ -114,6 +119,24 @@ static void on_row(void *userdata, const PGresult *res, const char *error) {
         free(c);
 }
 
+/* The match as this daemon holds it, for when the database cannot be read:
+ * an input that was spooled is answered with what it did, not a 503 a
+ * client would retry (it would then act twice).  "stored" says where the
+ * newest input is; the stored row's other members (players, times) come
+ * back with the database. */
+static json_t *live_resource(struct matches *reg, const struct match *m) {
+        json_t *row = json_pack("{s:I, s:s, s:s, s:s}", "id", (json_int_t) m->id, "game", m->game->name,
+                                "state", match_state_name(m), "stored", "spool");
+        json_t *j;
+
+        if (!row)
+                return NULL;
+        json_object_set_new(row, "table", m->table_id ? json_integer((json_int_t) m->table_id) : json_null());
+        j = api_match_resource(reg, row);
+        json_decref(row);
+        return j;
+}
+
 /* Replies with the stored match (404 when there is none). */
 void api_match_reply(struct matches *reg, struct api_request *req, int64_t id, unsigned status) {
         struct get_ctx *c = calloc(1, sizeof *c);
@@ -124,12 +147,19 @@ void api_match_reply(struct matches *reg, struct api_request *req, int64_t id, u
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 return;
         }
-        *c = (struct get_ctx) { .reg = reg, .req = req, .status = status };
+        *c = (struct get_ctx) { .reg = reg, .req = req, .status = status, .id = id };
         snprintf(id_s, sizeof id_s, "%" PRId64, id);
+        /* On the runtime's own connection: the answer to an input must not
+         * wait behind a slow report. */
         r = match_store_get(matches_store(reg), id_s, on_row, c);
         if (r < 0) {
+                const struct match *m = matches_find(reg, id);
+
                 free(c);
-                api_match_store_failed(req, r);
+                if (r == -ENOTCONN && m && !m->stale)
+                        api_reply_json(req, status, live_resource(reg, m));
+                else
+                        api_match_store_failed(req, r);
         }
 }
 
@@ -184,7 +214,7 @@ struct match *api_match_live(struct matches *reg, struct api_request *req, int64
         }
         *c = (struct get_ctx) { .reg = reg, .req = req };
         snprintf(id_s, sizeof id_s, "%" PRId64, id);
-        r = match_store_get(matches_store(reg), id_s, on_not_live, c);
+        r = match_store_get(req->deps->store, id_s, on_not_live, c);
         if (r < 0) {
                 free(c);
                 api_match_store_failed(req, r);

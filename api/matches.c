@@ -351,7 +351,7 @@ void handle_matches_list(struct api_request *req) {
                 return;
         snprintf(limit_s, sizeof limit_s, "%lld", limit);
         snprintf(after_s, sizeof after_s, "%lld", after);
-        r = match_store_list(matches_store(c->reg), state, limit_s, after_s, order && strcmp(order, "desc") == 0,
+        r = match_store_list(c->req->deps->store, state, limit_s, after_s, order && strcmp(order, "desc") == 0,
                              on_list, c);
         if (r < 0) {
                 free(c);
@@ -410,7 +410,7 @@ void handle_match_events(struct api_request *req) {
         if (!(c = read_ctx_new(req, id)))
                 return;
         snprintf(id_s, sizeof id_s, "%lld", id);
-        r = match_store_get(matches_store(c->reg), id_s, on_events_row, c);
+        r = match_store_get(c->req->deps->store, id_s, on_events_row, c);
         if (r < 0) {
                 free(c);
                 api_match_store_failed(req, r);
@@ -589,7 +589,7 @@ void handle_match_log(struct api_request *req) {
         snprintf(id_s, sizeof id_s, "%lld", id);
         snprintf(limit_s, sizeof limit_s, "%lld", limit);
         snprintf(after_s, sizeof after_s, "%lld", after);
-        r = match_store_log(matches_store(req->deps->matches), id_s, limit_s, after_s, on_log, req);
+        r = match_store_log(req->deps->store, id_s, limit_s, after_s, on_log, req);
         if (r < 0)
                 api_match_store_failed(req, r);
 }

@@ -67,6 +67,7 @@
 #include "common/loop.h"
 #include "common/ratelimit.h"
 #include "common/time.h"
+#include "store/store.h"
 
 #define JSON_CONTENT_TYPE "application/json"
 /* Listen backlog: a hall of displays reconnects at once after a network
@@ -78,6 +79,9 @@
  * EventSource waits before reconnecting (SSE_RETRY_MS), so a client that
  * honours it comes back as soon as a display would. */
 #define BUSY_RETRY_AFTER_S "2"
+/* Retry-After of a 503 for a full database queue: it drains in well under
+ * a second. */
+#define QUEUE_RETRY_AFTER_S "1"
 /* Failed requests (401, 403, 413) are logged at most this many per minute:
  * enough to see who and what, never a flood a client can drive. */
 #define AUTH_LOG_BURST 10
@@ -112,6 +116,7 @@ struct api_server {
         struct event *ev_deadline;      /* the pool's earliest deadline */
         int64_t armed_deadline;         /* what ev_deadline is armed for; 0: not armed */
         uint64_t unauthorized, forbidden, too_large;    /* 401, 403, 413 answered */
+        uint64_t queue_full;            /* 503 for a full database queue */
         struct ratelimit auth_log;
 };
 
@@ -548,6 +553,27 @@ static bool check_members(struct api_request *q) {
         return true;
 }
 
+static bool is_priority(const struct api_request *q);
+
+/* The database's queue (one connection, one query at a time) is bounded
+ * for requests that are not a priority: past queue_limit they get 503 with
+ * Retry-After rather than a wait that grows with the crowd.  Counted in
+ * /v1/status (refused.queue_full). */
+static bool room_in_queue(struct api_server *s, struct api_request *q) {
+        struct req *r = req_of(q);
+        unsigned pending = s->deps->store ? store_pending(s->deps->store) : 0;
+
+        if (s->cfg.queue_limit == 0 || pending < s->cfg.queue_limit)
+                return true;
+        api_reply_problem_json(q, problem_new(MHD_HTTP_SERVICE_UNAVAILABLE,
+                               "the database has %u queries waiting, as many as arbiterd queues ([database] "
+                               "queue_limit); retry in a second", pending));
+        if (r->response)
+                MHD_add_response_header(r->response, MHD_HTTP_HEADER_RETRY_AFTER, QUEUE_RETRY_AFTER_S);
+        s->queue_full++;
+        return false;
+}
+
 /* The body is complete: parse it and hand the request to its handler. */
 static void dispatch(struct api_server *s, struct req *r) {
         struct api_request *q = &r->pub;
@@ -569,6 +595,8 @@ static void dispatch(struct api_server *s, struct req *r) {
                 }
         }
         if (!check_members(q))
+                return;
+        if (!is_priority(q) && !room_in_queue(s, q))
                 return;
         r->handled = true;
         q->match.route->handler(q);
@@ -1028,7 +1056,7 @@ json_t *api_server_status(const struct api_server *s) {
         struct pool_stats st;
 
         pool_stats(s->pool, &st);
-        return json_pack("{s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I}, s:{s:I, s:I, s:I},"
+        return json_pack("{s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I}, s:{s:I, s:I, s:I},"
                          " s:{s:I, s:I, s:I}}",
                          "active_requests", (json_int_t) api_server_active(s),
                          "streams", (json_int_t) s->streams,
@@ -1046,6 +1074,7 @@ json_t *api_server_status(const struct api_server *s) {
                          "refused",
                          "full", (json_int_t) st.refused_full,
                          "address_full", (json_int_t) st.refused_address,
+                         "queue_full", (json_int_t) s->queue_full,
                          "closed",
                          "request_timeout", (json_int_t) st.closed[POOL_TIMED_OUT],
                          "evicted", (json_int_t) st.closed[POOL_EVICTED],

@@ -164,6 +164,11 @@ static const struct key keys[] = {
          * at the cost of one refused connection every 2 s meanwhile. */
         { KEY("database", "reconnect_max", KEY_UINT, reconnect_max_s),
           .min = 1, .max = 3600, .what = "seconds", .def = "2" },
+        /* REST queries waiting for the database: at a few hundred µs each,
+         * 256 are under 100 ms of waiting; referees, admins and the match
+         * runtime (a connection of its own) are never refused. */
+        { KEY("database", "queue_limit", KEY_UINT, queue_limit),
+          .min = 1, .max = 65535, .def = "256" },
         { KEY("database", "migrations", KEY_STRING, migrations_dir),
           .what = "a directory path",
           .def = ARBITER_DATADIR "/migrations", .env = "ARBITER_MIGRATIONS" },

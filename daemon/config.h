@@ -61,6 +61,7 @@ struct config {
         char *dsn;                      /* dsn = "dbname=arbiter" (libpq conninfo or URI) */
         unsigned statement_timeout_ms;  /* statement_timeout = 5000 (ms, 100..600000) */
         unsigned reconnect_max_s;       /* reconnect_max = 2 (s, 1..3600): back-off ceiling */
+        unsigned queue_limit;           /* queue_limit = 256 (1..65535): REST queries waiting */
         char *migrations_dir;           /* migrations = ARBITER_DATADIR/migrations */
         char *spool_path;               /* spool = /var/lib/arbiter/spool: inputs while the database is away */
 

@@ -7,7 +7,12 @@
  * migrated and ready (or unreachable for now).  READY=1 goes out then, so a
  * database outage at boot does not hold the HTTP API — /v1/health says what
  * is missing, and the store keeps reconnecting.  A database that holds
- * migrations this build refuses is fatal (exit 65).
+ * migrations this build refuses is fatal (exit 65), and so is a database
+ * another arbiterd holds (the lock of store.h, taken by the match inputs'
+ * connection).
+ *
+ * Two connections: one for REST, tournaments and tokens, one for the match
+ * runtime's inputs, so that a slow read never holds a judged call.
  *
  * Stopping: STOPPING=1, the listening socket closed, requests in flight and
  * queued writes finish (bounded by [daemon] shutdown_timeout), then exit 0.
@@ -50,7 +55,8 @@ struct service {
         const char *config_path;
         struct config cfg;
         struct loop *loop;
-        struct store *store;
+        struct store *store;            /* REST, tournaments, tokens */
+        struct store *lane;             /* the match runtime's inputs, holding the daemon's lock */
         struct auth *auth;
         struct api_server *api;
         struct bus *bus;
@@ -67,9 +73,11 @@ struct service {
 
         int64_t started_usec;           /* CLOCK_MONOTONIC */
         char started_at[32];            /* RFC 3339 UTC, for /v1/health */
-        bool store_settled, bus_settled, ready_sent, stopping;
+        bool store_settled, lane_settled, bus_settled, ready_sent, stopping;
         enum store_state store_state;   /* the last one reported */
+        enum store_state lane_state;
         bool outage_logged;             /* warned about this outage already */
+        bool lane_outage_logged;
         int exit_status;
         char status[STATUS_MAX];
 };
@@ -90,6 +98,7 @@ static struct api_config api_config_of(const struct config *cfg, int listen_fd) 
                 .body_limit = cfg->body_limit,
                 .max_connections = cfg->max_connections,
                 .reserved_connections = cfg->reserved_connections,
+                .queue_limit = cfg->queue_limit,
                 .max_connections_per_ip = cfg->max_connections_per_ip,
                 .pending_per_ip = cfg->pending_per_ip,
                 .request_timeout_s = cfg->request_timeout_s,
@@ -100,6 +109,16 @@ static struct api_config api_config_of(const struct config *cfg, int listen_fd) 
         };
 }
 
+/* The database as a whole: READY when both connections are, else the
+ * state of the one that is not (the REST one first). */
+static enum store_state db_state(const struct service *s) {
+        enum store_state st = s->store ? store_get_state(s->store) : STORE_DISCONNECTED;
+
+        if (st != STORE_READY)
+                return st;
+        return s->lane ? store_get_state(s->lane) : STORE_DISCONNECTED;
+}
+
 static bool bus_healthy(const struct service *s) {
         enum bus_state b = s->bus ? bus_get_state(s->bus) : BUS_STATE_DISABLED;
         return b == BUS_STATE_OWNED || b == BUS_STATE_DISABLED;
@@ -108,7 +127,7 @@ static bool bus_healthy(const struct service *s) {
 /* One line a person reading `systemctl status` understands. */
 static void update_status(struct service *s) {
         char line[STATUS_MAX];
-        enum store_state st = store_get_state(s->store);
+        enum store_state st = db_state(s);
 
         if (s->stopping)
                 snprintf(line, sizeof line, "Stopping: finishing %u request%s",
@@ -129,7 +148,8 @@ static void update_status(struct service *s) {
 }
 
 static void check_ready(struct service *s) {
-        if (s->ready_sent || !s->api || !s->store_settled || !s->bus_settled || s->stopping)
+        if (s->ready_sent || !s->api || !s->store_settled || !s->lane_settled || !s->bus_settled ||
+            s->stopping)
                 return;
         s->ready_sent = true;
         update_status(s);
@@ -166,10 +186,8 @@ static void on_store_state(void *userdata, enum store_state state, const char *d
                 s->store_settled = true;
                 if (api_tokens_reload(s->store, s->auth) < 0)
                         log_warning("could not queue the API token load; writes will be refused until the next reconnect");
-                if (changed) {
-                        matches_store_ready(s->matches);
+                if (changed)
                         tour_bus_load();
-                }
                 break;
         case STORE_DISCONNECTED:
                 log_full_errno(s->outage_logged ? LOG_DEBUG : LOG_WARNING, 0,
@@ -188,7 +206,45 @@ static void on_store_state(void *userdata, enum store_state state, const char *d
                 break;
         }
         if (s->bus)
-                bus_set_database(s->bus, store_state_to_string(state));
+                bus_set_database(s->bus, store_state_to_string(db_state(s)));
+        update_status(s);
+        check_ready(s);
+}
+
+/* The match runtime's own connection (store.h, "The daemon's lock"): its
+ * READY flushes the spool and rebuilds the unfinished matches; FAILED (the
+ * lock held by another daemon at start, a refused migration) stops. */
+static void on_lane_state(void *userdata, enum store_state state, const char *detail) {
+        struct service *s = userdata;
+        bool changed = state != s->lane_state;
+
+        s->lane_state = state;
+        switch (state) {
+        case STORE_READY:
+                log_full_errno(changed ? LOG_INFO : LOG_DEBUG, 0, "database ready for match inputs");
+                s->lane_outage_logged = false;
+                s->lane_settled = true;
+                if (changed)
+                        matches_store_ready(s->matches);
+                break;
+        case STORE_DISCONNECTED:
+                log_full_errno(s->lane_outage_logged ? LOG_DEBUG : LOG_WARNING, 0,
+                               "database unavailable for match inputs (they go to the spool): %s", detail);
+                s->lane_outage_logged = true;
+                s->lane_settled = true;
+                break;
+        case STORE_FAILED:
+                log_error("database refused: %s", detail);
+                s->lane_settled = true;
+                begin_stop(s, EXIT_DATAERR);
+                break;
+        case STORE_CONNECTING:
+        case STORE_MIGRATING:
+                log_debug("database (match inputs): %s", detail);
+                break;
+        }
+        if (s->bus)
+                bus_set_database(s->bus, store_state_to_string(db_state(s)));
         update_status(s);
         check_ready(s);
 }
@@ -208,9 +264,10 @@ static void on_bus_state(void *userdata, enum bus_state state, const char *detai
 
 static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
         struct service *s = userdata;
-        enum store_state st = store_get_state(s->store);
+        enum store_state st = db_state(s);
         const char *bus_state = s->bus ? bus_state_to_string(bus_get_state(s->bus)) : "disabled";
 
+        enum store_state lane = s->lane ? store_get_state(s->lane) : STORE_DISCONNECTED;
         json_object_set_new(h, "status", json_string(s->stopping ? "stopping"
                                                      : st == STORE_READY && bus_healthy(s) ? "ok"
                                                                                           : "degraded"));
@@ -223,8 +280,10 @@ static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
                 return;
         }
         json_object_set_new(h, "started_at", json_string(s->started_at));
-        json_object_set_new(h, "database", json_pack("{s:s, s:I}", "state", store_state_to_string(st),
-                                                     "pending", (json_int_t) store_pending(s->store)));
+        json_object_set_new(h, "database", json_pack("{s:s, s:I, s:{s:s, s:I}}", "state", store_state_to_string(st),
+                                                     "pending", (json_int_t) store_pending(s->store),
+                                                     "inputs", "state", store_state_to_string(lane),
+                                                     "pending", (json_int_t) (s->lane ? store_pending(s->lane) : 0)));
         /* its socket path, database name and user: for admins only */
         if (view == API_HEALTH_INTERNALS)
                 json_object_set_new(json_object_get(h, "database"), "detail",
@@ -290,6 +349,7 @@ static void reload(struct service *s) {
                 struct api_config ac = api_config_of(&s->cfg, -1);
                 api_server_reconfigure(s->api, &ac);
                 store_set_statement_timeout(s->store, s->cfg.statement_timeout_ms);
+                store_set_statement_timeout(s->lane, s->cfg.statement_timeout_ms);
                 log_notice("configuration reloaded from %s: %d setting%s changed",
                            s->config_path ? s->config_path : "(defaults and environment)",
                            changed, changed == 1 ? "" : "s");
@@ -365,7 +425,8 @@ static void on_deadline(evutil_socket_t fd, short what, void *userdata) {
         (void) fd, (void) what;
         log_warning("still %u request%s and %u database write%s after %u s; stopping anyway",
                     api_server_active(s->api), api_server_active(s->api) == 1 ? "" : "s",
-                    store_pending(s->store), store_pending(s->store) == 1 ? "" : "s",
+                    store_pending(s->store) + store_pending(s->lane),
+                    store_pending(s->store) + store_pending(s->lane) == 1 ? "" : "s",
                     s->cfg.shutdown_timeout_s);
         loop_exit(s->loop);
 }
@@ -389,7 +450,7 @@ static void before_sleep(void *userdata) {
         struct service *s = userdata;
 
         if (s->stopping && api_server_active(s->api) == 0 && store_pending(s->store) == 0 &&
-            spool_writer_pending(s->spool_writer) == 0)
+            store_pending(s->lane) == 0 && spool_writer_pending(s->spool_writer) == 0)
                 loop_exit(s->loop);
 }
 
@@ -508,7 +569,14 @@ static int start(struct service *s) {
         if (r < 0)
                 return log_error_errno(r, "cannot set up the database connection: %s", strerror(-r));
         s->deps.store = s->store;
-        r = matches_new(s->loop, s->store, &s->matches);
+        /* Match inputs have a connection of their own, so that no REST read
+         * can hold a judged call's store, publish and ACK. */
+        struct store_config lc = sc;
+        lc.hold_lock = true;
+        r = store_new(s->loop, &lc, on_lane_state, s, &s->lane);
+        if (r < 0)
+                return log_error_errno(r, "cannot set up the database connection: %s", strerror(-r));
+        r = matches_new(s->loop, s->lane, &s->matches);
         if (r < 0)
                 return log_error_errno(r, "out of memory");
         matches_set_spool(s->matches, s->spool, s->spool_writer, on_spool_failed, s);
@@ -569,6 +637,8 @@ static int start(struct service *s) {
 static void stop(struct service *s) {
         store_free(s->store);
         s->store = NULL;
+        store_free(s->lane);
+        s->lane = NULL;
         spool_writer_free(s->spool_writer);     /* after the store: its failed writes may spool */
         matches_free(s->matches);      /* after both: every write has had its callback */
         spool_close(s->spool);          /* after the matches and the writer */

@@ -108,6 +108,7 @@ void matches_flush_next(struct matches *reg) {
                         log_notice("spool flushed: %" PRIu64 " input%s written to the database", reg->flushed,
                                    reg->flushed == 1 ? "" : "s");
                 reg->flushed = 0;
+                reg->spooled_after_failure = 0;
                 if (reg->load_after_flush && store_get_state(reg->store) == STORE_READY) {
                         reg->load_after_flush = false;
                         reg->loading = false;

@@ -137,6 +137,7 @@ static void on_loaded(void *userdata, const PGresult *res, const char *error) {
                 log_warning("could not load unfinished matches: %s; trying again when the database is back", error);
                 return;
         }
+        reg->loaded = true;
         for (int i = 0; i < PQntuples(res); i++) {
                 int64_t id = strtoll(PQgetvalue(res, i, COL_ID), NULL, 10);
                 struct match *m;

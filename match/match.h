@@ -55,9 +55,11 @@
  * once its INSERT is queued (the store sends queries in order, so one
  * match's inputs are written in seq order).  Only when the INSERT completes
  * are its outputs published (SSE topic "match/<id>") and the request that
- * caused it answered.  If the write fails the match is marked stale: it
- * takes no more inputs and is rebuilt from what the database holds when the
- * store is READY again.
+ * caused it answered.  If the write fails (the connection went under it,
+ * or the statement was cancelled) the input goes to the spool like any
+ * other, and the match goes on; only without a spool (or with a failed one)
+ * is the match marked stale: it takes no more inputs and is rebuilt from
+ * what the database holds when the store is READY again.
  *
  * The spool (store/spool.h).  While the database is not READY, and while
  * the spool holds any record, an input's row (exactly the parameters of its
@@ -73,7 +75,9 @@
  * then are unfinished matches rebuilt, so that the replay sees every input.
  * Once every record is in the database the file is cut to zero, through
  * the writer (an fsync too), and only then do inputs go to the database
- * directly.  A flush cut by a lost connection resumes at the next READY.
+ * directly.  (The one exception to the order: a write cancelled on a
+ * connection that stays up is spooled while the writes behind it may be
+ * stored; see the registry's invariant in runtime.h.)  A flush cut by a lost connection resumes at the next READY.
  * A spool that fails (append, fsync, read back, consume, cut) is fatal: the matches_fatal_fn
  * is called once and every later input that would need the spool is
  * refused (-EIO).  An abort (a row update) is refused while the spool holds
@@ -122,7 +126,11 @@
  * either is forgotten un-ACKed when that input is lost, so that the pad's
  * retransmission comes again.  A press that makes no input (no match, no
  * route, refused by the judge, or its window closed undecided) is ACKed at
- * once.
+ * once; but while a pad's match may exist and is not run (the unfinished
+ * matches not rebuilt yet, at start or after a reconnect, or its match
+ * stale), its presses are forgotten un-ACKed, to come again.  An input
+ * whose database write fails goes to the spool, and its presses are ACKed
+ * once it is there (see "The spool").
  *
  * Buttons.  A seat's button map (the table's, copied into the match's
  * seats when it is created) says which call each button of its button pad

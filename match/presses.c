@@ -319,6 +319,22 @@ static bool press_to_input(struct match *m, int seat, const struct eng_route *rt
         return true;
 }
 
+/* No live match has the pad, but one may: the unfinished matches are not
+ * rebuilt yet (at start, or while a reconnect rebuilds them), or the pad's
+ * match is stale (set aside until the database is back).  A press then is
+ * not ACKed (match.h, "ACKs"). */
+static bool unsure_of(struct matches *reg, const char *pad) {
+        int seat;
+        enum eng_pad_role role;
+
+        if (!reg->loaded || reg->loading)
+                return true;
+        for (struct match *m = reg->list; m; m = m->next)
+                if (m->stale && !m->aborted && match_pad_seat(m, pad, &seat, &role) == 0)
+                        return true;
+        return false;
+}
+
 bool matches_pad_received(struct matches *reg, const struct pad_press *press) {
         const struct eng_route *rt;
         enum eng_pad_role role;
@@ -326,6 +342,12 @@ bool matches_pad_received(struct matches *reg, const struct pad_press *press) {
         int seat;
 
         m = match_of_pad(reg, press->pad->id, &seat, &role);
+        if (!m && unsure_of(reg, press->pad->id)) {
+                /* Not ACKed: the pad sends it again, and by then its match
+                 * may be back. */
+                padbus_ack(reg->pads, press->pad, press->event_no, false);
+                return true;
+        }
         if (!m) {
                 reg->unassigned_presses++;
                 return false;

@@ -26,6 +26,7 @@ struct matches {
         struct store *store;
         struct match *list;
         bool loading;
+        bool loaded;                    /* the unfinished matches were rebuilt once */
         struct padbus *pads;            /* NULL: presses are not judged */
         struct match_observer obs[MATCH_MAX_OBSERVERS];
         size_t n_obs;
@@ -33,7 +34,12 @@ struct matches {
 
         /* The spool (match.h, "The spool").  Invariant: while it holds
          * records no input is written to the database directly, so the
-         * database sees each match's inputs in seq order. */
+         * database sees each match's inputs in seq order, but for one case:
+         * a write that fails on a connection that stays up (a cancelled
+         * statement) is spooled while the writes queued behind it may be
+         * stored; the INSERT is idempotent and a match's row follows its
+         * newest stored input (store/matches.h), so the order of arrival
+         * does not matter there. */
         struct spool *spool;            /* NULL: inputs need the database */
         struct spool_writer *writer;    /* writes and fsyncs it off the loop thread */
         matches_fatal_fn fatal;
@@ -42,6 +48,7 @@ struct matches {
         bool flushing;                  /* a spooled record's INSERT is in flight */
         bool load_after_flush;          /* the rebuild waits until the spool is empty */
         uint64_t flushed;               /* records written in this flush */
+        uint64_t spooled_after_failure; /* inputs whose database write failed, since the last flush */
         struct event *flush_retry;
 };
 

@@ -34,6 +34,7 @@ struct match_write {
         match_done_fn done;
         void *userdata;
         int64_t made_usec;              /* when it was submitted, for the debug log */
+        char *record;                   /* its spool record, should the database's write fail */
 };
 
 bool matches_must_spool(const struct matches *reg) {
@@ -99,11 +100,37 @@ static void input_written(struct match_write *w, bool ok, const char *error) {
                 w->done(w->userdata, m, ok ? 0 : -EIO, &w->in, &w->out, error);
         if (m->released && m->pending == 0)
                 match_free(m);
+        free(w->record);
         free(w);
 }
 
+static void on_input_spooled(void *userdata, int r);
+
+/* The database's write failed (the connection went under it, or the
+ * statement was cancelled): the input goes to the spool like any other
+ * written while the database is away, and the match goes on.  Every write
+ * queued after it fails too, or is already stored (the flush's INSERT is
+ * idempotent, and a match's row follows its newest input only), so the
+ * spool keeps each match's inputs in order. */
 static void on_input_stored(void *userdata, const PGresult *res, const char *error) {
-        input_written(userdata, res != NULL, error);
+        struct match_write *w = userdata;
+        struct matches *reg = w->m->reg;
+        int r;
+
+        if (res || !reg->spool || reg->broken || !w->record) {
+                input_written(w, res != NULL, error);
+                return;
+        }
+        r = spool_writer_append(reg->writer, w->record, strlen(w->record), on_input_spooled, w);
+        if (r < 0) {
+                if (r != -EINVAL && r != -ENOMEM)
+                        matches_spool_failed(reg, "to take an input", r);
+                input_written(w, false, error);
+                return;
+        }
+        log_full_errno(reg->spooled_after_failure++ ? LOG_DEBUG : LOG_WARNING, 0,
+                       "match %" PRId64 ": input %" PRIu64 " could not be stored (%s); it goes to the spool, "
+                       "and the match goes on", w->m->id, w->in.seq, error);
 }
 
 /* The worker has fsync'd the input's record (r 0), or the spool failed:
@@ -324,8 +351,11 @@ int match_submit(struct match *m, struct eng_input *in, enum match_source source
         else
                 r = match_log_push(m, in, w->out.refusal);
         if (r == 0) {
-                r = spooled ? spool_input(m->reg, &row, w) : match_store_insert_input(m->reg->store, &row,
-                                                                                     on_input_stored, w);
+                if (!spooled && m->reg->spool && !(w->record = match_store_input_to_record(&row)))
+                        r = -ENOMEM;
+                else
+                        r = spooled ? spool_input(m->reg, &row, w)
+                                    : match_store_insert_input(m->reg->store, &row, on_input_stored, w);
                 if (r < 0)
                         m->n_log--;
         }
@@ -335,6 +365,7 @@ int match_submit(struct match *m, struct eng_input *in, enum match_source source
         free(result_text);
         free(voided);
         if (r < 0) {
+                free(w->record);
                 free(w);
                 return r;
         }

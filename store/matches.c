@@ -96,7 +96,9 @@ int match_store_insert_input(struct store *s, const struct match_store_input *in
                         "VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING",
                         12, p, cb, userdata);
         /* The row follows the state: a result while provisional or
-         * finished, none once a void takes the match back to running. */
+         * finished, none once a void takes the match back to running; and
+         * only the newest input's state, should an older one arrive late
+         * (a write retried from the spool). */
         return store_query(s,
                 "WITH i AS (INSERT INTO match_inputs (match_id, seq, match_time_us, seat, kind, input, "
                 "             state_hash, refusal, reaction_us, source, who, reason) "
@@ -110,6 +112,7 @@ int match_store_insert_input(struct store *s, const struct match_store_input *in
                 "  finished_at = CASE WHEN $13 IN ('provisional', 'finished') THEN coalesce(finished_at, now()) END, "
                 "  result = CASE WHEN $13 IN ('provisional', 'finished') THEN coalesce($14::jsonb, result) END "
                 "WHERE id = $1 "
+                "  AND NOT EXISTS (SELECT 1 FROM match_inputs n WHERE n.match_id = $1 AND n.seq > $2::bigint) "
                 "RETURNING (SELECT count(*) FROM i)",
                 15, p, cb, userdata);
 }

@@ -45,7 +45,8 @@ struct match_store_input {
          * flushed record takes the general statement). */
         bool same_state;
 };
-/* Idempotent (ON CONFLICT DO NOTHING). */
+/* Idempotent (ON CONFLICT DO NOTHING); the matches row takes the state of
+ * the newest stored input only, whatever order inputs arrive in. */
 int match_store_insert_input(struct store *s, const struct match_store_input *in, store_result_fn cb,
                              void *userdata);
 

@@ -47,6 +47,15 @@
  * every arbiterd uses the same one and nothing else on the database does. */
 #define STORE_MIGRATION_LOCK_KEY INT64_C(0x6172626974657231)
 
+/* Key of the session advisory lock a store with hold_lock keeps for as long
+ * as its connection lives: "arbiterd" as a big-endian int64.  One daemon per
+ * database (store.h, "The daemon's lock"). */
+#define STORE_DAEMON_LOCK_KEY INT64_C(0x6172626974657264)
+/* At start, the daemon's lock refused for this long is FAILED: a daemon
+ * that has just stopped (a restart) leaves its session a few moments to
+ * end on the server. */
+#define STORE_LOCK_GRACE_USEC (5 * USEC_PER_SEC)
+
 /* Room for a plan refusal (two file names, two checksums, advice) or a
  * server error with its detail and hint. */
 #define STORE_DETAIL_MAX 1024
@@ -84,6 +93,7 @@ enum step {
         STEP_APPLIED,
         STEP_APPLY,
         STEP_UNLOCK,
+        STEP_HOLD,
         STEP_LISTEN,
 };
 
@@ -95,6 +105,7 @@ static const char *const step_what[] = {
         [STEP_APPLIED] = "reading schema_migrations",
         [STEP_APPLY] = "applying a migration",
         [STEP_UNLOCK] = "releasing the migration lock",
+        [STEP_HOLD] = "taking the daemon's lock",
         [STEP_LISTEN] = "subscribing to notifications (LISTEN)",
 };
 
@@ -132,6 +143,9 @@ struct store {
         bool timeout_dirty;
         struct listener *listeners;
         size_t n_listeners, n_listened, n_listen_sent;
+
+        int backend_pid;                /* of the last session that was READY; 0 before */
+        int64_t lock_refused_usec;      /* first refusal of the daemon's lock at start; 0 none */
 
         unsigned busy;
         bool closed;
@@ -765,6 +779,8 @@ static void become_ready(struct store *s) {
         int version = s->files.n ? s->files.items[s->files.n - 1].version : 0;
 
         s->backoff_usec = STORE_BACKOFF_INITIAL_USEC;
+        s->backend_pid = PQbackendPID(s->conn);
+        s->lock_refused_usec = 0;
         if (s->cfg.migrations_dir)
                 set_state(s, STORE_READY, "connected to database %s on %s as %s (PostgreSQL %d.%d), "
                           "schema at version %04d",
@@ -774,6 +790,15 @@ static void become_ready(struct store *s) {
                 set_state(s, STORE_READY, "connected to database %s on %s as %s (PostgreSQL %d.%d)",
                           PQdb(s->conn), PQhost(s->conn), PQuser(s->conn),
                           PQserverVersion(s->conn) / 10000, PQserverVersion(s->conn) % 10000);
+}
+
+/* The result of the daemon's lock (hold_sql): taken, and who holds it. */
+static bool held(const PGresult *res) {
+        return PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+}
+
+static const char *holder(const PGresult *res) {
+        return PQntuples(res) == 1 && !PQgetisnull(res, 0, 1) ? PQgetvalue(res, 0, 1) : "it holds the lock";
 }
 
 static int read_applied(struct store *s, const PGresult *res) {
@@ -855,6 +880,28 @@ static void on_step_done(struct store *s, const PGresult *res, const PGresult *e
                 log_notice("database: applied migration %s", s->files.items[s->next_migration].name);
                 s->next_migration++;
                 break;
+        case STEP_HOLD:
+                if (!held(res) && !s->backend_pid) {
+                        int64_t now = now_usec();
+
+                        if (!s->lock_refused_usec)
+                                s->lock_refused_usec = now;
+                        if (now - s->lock_refused_usec >= STORE_LOCK_GRACE_USEC) {
+                                fail(s, "another arbiterd is using this database (%s): one daemon per database "
+                                     "runs its matches; stop the other one, or give this one a database of "
+                                     "its own", holder(res));
+                                return;
+                        }
+                        lose(s, "another arbiterd holds this database's lock (%s); trying again, since a "
+                             "daemon that has just stopped releases it within moments", holder(res));
+                        return;
+                }
+                if (!held(res)) {
+                        lose(s, "another arbiterd took this database while the connection was down (%s); "
+                             "nothing is written to it until the lock is ours again", holder(res));
+                        return;
+                }
+                break;
         case STEP_LISTEN:
                 s->n_listened = s->n_listen_sent;
                 break;
@@ -866,15 +913,17 @@ static void on_step_done(struct store *s, const PGresult *res, const PGresult *e
 
 /* The set-up sequence:
  *
- *     TIMEOUT -> LOCK -> TABLE -> APPLIED -> APPLY... -> UNLOCK -> LISTEN -> READY
- *     TIMEOUT -> LISTEN -> READY                        (no migrations_dir)
+ *     TIMEOUT -> LOCK -> TABLE -> APPLIED -> APPLY... -> UNLOCK -> HOLD -> LISTEN -> READY
+ *     TIMEOUT -> HOLD -> LISTEN -> READY                        (no migrations_dir)
+ *
+ * HOLD is skipped without hold_lock; refused, it is FAILED (store.h).
  *
  * The lock is a session lock, so a connection lost halfway releases it,
  * and a file that failed is rolled back with its row. */
 static void step_advance(struct store *s) {
         switch (s->step) {
         case STEP_TIMEOUT:
-                s->step = s->cfg.migrations_dir ? STEP_LOCK : STEP_LISTEN;
+                s->step = s->cfg.migrations_dir ? STEP_LOCK : STEP_HOLD;
                 break;
         case STEP_LOCK:
                 s->step = STEP_TABLE;
@@ -887,10 +936,17 @@ static void step_advance(struct store *s) {
                 s->step = s->next_migration < s->files.n ? STEP_APPLY : STEP_UNLOCK;
                 break;
         case STEP_UNLOCK:
+                s->step = STEP_HOLD;
+                break;
+        case STEP_HOLD:
                 s->step = STEP_LISTEN;
                 break;
         case STEP_LISTEN:
                 become_ready(s);
+                return;
+        }
+        if (s->step == STEP_HOLD && !s->cfg.hold_lock) {
+                step_advance(s);
                 return;
         }
         step_send(s);
@@ -948,6 +1004,32 @@ static char *migration_sql(struct store *s, const struct migration *m) {
         return sql;
 }
 
+/* The daemon's lock, and who holds it when it is taken: an advisory lock
+ * on a bigint key is listed in pg_locks as classid (high half), objid (low
+ * half), objsubid 1.  Another role's session shows no address or name
+ * unless ours may read all statistics: then the pid is what there is. */
+static char *hold_sql(int old_pid) {
+        uint64_t k = (uint64_t) STORE_DAEMON_LOCK_KEY;
+
+        /* Our previous session may outlive a network cut on the server (until
+         * its TCP keepalive gives up, hours by default) and keep the lock:
+         * end it first, waiting up to a second, if it still holds the lock. */
+        return xasprintf("SELECT pg_terminate_backend(l.pid, 1000) FROM pg_locks l "
+                         " WHERE l.pid = %d AND l.locktype = 'advisory' AND l.classid = %llu "
+                         "   AND l.objid = %llu AND l.objsubid = 1; "
+                         "SELECT pg_try_advisory_lock(%lld), "
+                         "(SELECT string_agg(format('%%s, server pid %%s%%s', "
+                         "   coalesce(nullif(a.application_name, ''), 'a session'), l.pid, "
+                         "   coalesce(' from ' || host(a.client_addr), coalesce(' on ' || a.client_hostname, ''))), "
+                         "   '; ') "
+                         " FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
+                         " WHERE l.locktype = 'advisory' AND l.granted AND l.classid = %llu AND l.objid = %llu "
+                         "   AND l.objsubid = 1 AND l.pid <> pg_backend_pid())",
+                         old_pid, (unsigned long long) (k >> 32), (unsigned long long) (k & 0xffffffffu),
+                         (long long) STORE_DAEMON_LOCK_KEY, (unsigned long long) (k >> 32),
+                         (unsigned long long) (k & 0xffffffffu));
+}
+
 /* Sends the statement of the current step.  All are simple queries: they
  * take no parameters, and a migration needs several statements in one. */
 static void step_send(struct store *s) {
@@ -977,6 +1059,9 @@ static void step_send(struct store *s) {
                 break;
         case STEP_UNLOCK:
                 sql = xasprintf("SELECT pg_advisory_unlock(%lld)", (long long) STORE_MIGRATION_LOCK_KEY);
+                break;
+        case STEP_HOLD:
+                sql = hold_sql(s->backend_pid);
                 break;
         case STEP_LISTEN:
                 if (s->n_listeners == 0) {

@@ -14,6 +14,19 @@
  *                                  (failure / connection lost)
  *     MIGRATING --fatal (changed or unknown migration)--> FAILED (stays)
  *
+ * The daemon's lock.  With hold_lock, every (re)connect takes a session
+ * advisory lock after the migrations and before READY, so that only one
+ * daemon at a time runs matches on a database; the connection keeps it
+ * until it ends, and a reconnect takes it again before any query of the
+ * caller's (the spool's flush among them) is sent.  Held by another
+ * session at the first connect (and still after 5 s of retrying: a daemon
+ * that has just stopped needs a moment to let go), it is FAILED, with a detail line naming the
+ * holder (its application name, server pid and address, when the server
+ * shows them).  After a reconnect it is retried instead (DISCONNECTED, with
+ * the holder named): our own previous session may still hold it on the
+ * server after a network cut, so the attempt first ends that session (the
+ * pid of the last READY session, if it holds the lock).
+ *
  * FAILED is for what no retry cures: a refused migration plan, an SQL error
  * inside a migration (the file is rolled back), an invalid DSN, an
  * unreadable migrations directory.  Everything else (refused connections,
@@ -64,6 +77,7 @@ struct store_config {
         unsigned statement_timeout_ms;
         unsigned reconnect_max_s;
         const char *migrations_dir;       /* NULL: run no migrations */
+        bool hold_lock;                   /* take the daemon's lock on every connect */
 };
 
 /* res is NULL when the query failed (error says why, in words a person can

@@ -1386,7 +1386,10 @@ static void watch_reconnects_after_a_restart_and_stops_on_ctrl_c(void **state) {
         char listen_env[64], url[64];
 
         (void) state;
-        /* the suite's daemon owns the bus name: this one goes without */
+        /* One daemon per database: the suite's steps aside for this one,
+         * which is restarted under the watch, and comes back at the end.
+         * It goes without a bus, which the suite's keeps. */
+        assert_int_equal(daemon_stop(&daemon_, SIGTERM, NULL), 0);
         daemon_start(&d, ARGS("ARBITER_BUS=none"), NULL, true);
         assert_true(wait_tokens_loaded(&d, HARNESS_WAIT_MS));
         snprintf(url, sizeof url, "%s", d.url);
@@ -1486,6 +1489,8 @@ static void watch_reconnects_after_a_restart_and_stops_on_ctrl_c(void **state) {
         expect(&r, NOT_FOUND);
         run_done(&r);
         assert_int_equal(daemon_stop(&d, SIGTERM, NULL), 0);
+        daemon_start(&daemon_, NULL, NULL, true);
+        assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
 }
 
 /* A daemon with a simulated line of one pad: the pads' verbs, and watch

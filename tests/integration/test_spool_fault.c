@@ -8,9 +8,7 @@
  *     input that was acknowledged and not the one that failed. */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +16,7 @@
 #include <unistd.h>
 #include <curl/curl.h>
 
+#include "tests/integration/async_post.h"
 #include "tests/integration/harness.h"
 #include "tests/integration/outage.h"
 #include "tests/integration/sse_client.h"
@@ -55,54 +54,10 @@ static off_t file_size(const char *path) {
         return stat(path, &st) == 0 ? st.st_size : 0;
 }
 
-/* A POST from another thread (the main one asks other things meanwhile):
- * plain libcurl, since cmocka's checks belong to the main thread. */
-struct post {
-        char url[256], auth[256], *body;
-        long status;
-        char reply[4096];
-        size_t len;
-        atomic_bool done;
-};
-
-static size_t on_reply(char *p, size_t size, size_t n, void *userdata) {
-        struct post *q = userdata;
-        size_t take = size * n < sizeof q->reply - 1 - q->len ? size * n : sizeof q->reply - 1 - q->len;
-
-        memcpy(q->reply + q->len, p, take);
-        q->len += take;
-        q->reply[q->len] = '\0';
-        return size * n;
-}
-
-static void *post_thread(void *userdata) {
-        struct post *q = userdata;
-        CURL *c = curl_easy_init();
-        struct curl_slist *h = NULL;
-
-        h = curl_slist_append(h, q->auth);
-        h = curl_slist_append(h, "Content-Type: application/json");
-        h = curl_slist_append(h, "Expect:");
-        curl_easy_setopt(c, CURLOPT_URL, q->url);
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, q->body);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_reply);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, q);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long) HARNESS_WAIT_MS);
-        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-        if (curl_easy_perform(c) == CURLE_OK)
-                curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &q->status);
-        curl_slist_free_all(h);
-        curl_easy_cleanup(c);
-        atomic_store(&q->done, true);
-        return NULL;
-}
-
 static void an_fsync_that_hangs_holds_only_its_input(void **state) {
         struct http_reply r;
-        struct post q = { 0 };
+        struct async_post q;
         char *gate;
-        pthread_t t;
         json_int_t window = 0;
         (void) state;
 
@@ -117,10 +72,9 @@ static void an_fsync_that_hangs_holds_only_its_input(void **state) {
 
         outage_pg(&o, "stop");
         assert_true(wait_database_state(&o.d, "disconnected", HARNESS_WAIT_MS));
-        snprintf(q.url, sizeof q.url, "%s/v1/matches/%lld/inputs", o.d.url, (long long) id);
-        snprintf(q.auth, sizeof q.auth, "Authorization: Bearer %s", o.referee);
-        q.body = body;
-        assert_int_equal(pthread_create(&t, NULL, post_thread, &q), 0);
+        char path[64];
+        snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) id);
+        async_post_start(&q, o.d.url, path, o.referee, body);
 
         /* The record is written; its fdatasync waits at the gate. */
         for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; file_size(o.spool) == 0;) {
@@ -136,7 +90,7 @@ static void an_fsync_that_hangs_holds_only_its_input(void **state) {
 
         gate_fd = open(gate, O_WRONLY | O_CLOEXEC);
         assert_true(gate_fd >= 0);
-        pthread_join(t, NULL);
+        async_post_join(&q);
         if (q.status != 200 || !strstr(q.reply, "call_judged"))
                 fail_msg("the call was answered %ld: %s", q.status, q.reply);
 
