@@ -158,8 +158,10 @@ void api_reply_busy(struct api_request *req, const char *detail_fmt, ...)
  * not as work in flight. */
 void api_reply_stream(struct api_request *req, struct MHD_Response *response);
 
-/* Live events of the pad bus on topic "pads" (api/events.c): "pad_added"
- * and "pad_removed" with the pad, "pressed" with the press.  Failures are
+/* Live events of the pad bus on topic "pads" (api/events.c): "pad_added",
+ * "pad_removed" and "pad_identity" (an identity conflict began, grew or was
+ * decided: hardware/padbus.h, "Identity") with the pad, "pressed" with the
+ * press.  Failures are
  * logged; hub may be NULL. */
 /* Replies with a Server-Sent Events stream of topic (a topic or prefix;
  * NULL or "": everything) in scope (api/sse.h "Scopes"; NULL: the public,

@@ -177,9 +177,9 @@ void api_events_stream(struct api_request *req, const char *topic, const char *s
 }
 
 static json_t *pad_event_json(const struct pad *pad) {
-        return json_pack("{s:s, s:s, s:i, s:s?, s:i}", "id", pad->id, "kind", pad_kind_to_string(pad->kind),
+        return json_pack("{s:s, s:s, s:i, s:s?, s:i, s:o}", "id", pad->id, "kind", pad_kind_to_string(pad->kind),
                          "buttons", (int) pad->n_buttons, "port", pad->port ? pad->port->path : NULL,
-                         "address", (int) pad->address);
+                         "address", (int) pad->address, "conflict", api_pad_conflict_json(pad));
 }
 
 void api_events_pad(struct sse_hub *hub, const char *event, const struct pad *pad) {

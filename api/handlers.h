@@ -17,6 +17,7 @@ void handle_token_revoke(struct api_request *req);
 void handle_pads_list(struct api_request *req);
 void handle_pad_get(struct api_request *req);
 void handle_pad_identify(struct api_request *req);
+void handle_pad_trust(struct api_request *req);
 void handle_presses_list(struct api_request *req);
 void handle_events(struct api_request *req);
 void handle_tables_list(struct api_request *req);

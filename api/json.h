@@ -19,6 +19,9 @@ struct pad_press;
 
 /* GET /v1/pads/{id}: identity, clock model and counters.  A new reference. */
 json_t *api_pad_json(const struct pad *p);
+/* A pad's identity conflict: null, or {since, ports, devices}: the devices
+ * that contest its uid, the pad's own first.  A new reference. */
+json_t *api_pad_conflict_json(const struct pad *p);
 /* An item of GET /v1/presses.  A new reference. */
 json_t *api_press_json(const struct pad_press *p);
 

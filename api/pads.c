@@ -34,13 +34,68 @@ static json_t *rfc3339(int64_t wall_usec) {
         return json_string(buf);
 }
 
+static json_t *device_json(const struct padbus_port *port, uint8_t address, bool connected, int64_t last_seen_wall_usec,
+                           uint64_t presses_dropped) {
+        return json_pack("{s:s?, s:i, s:b, s:o, s:I}", "port", port ? port->path : NULL, "address", (int) address,
+                         "connected", connected, "last_seen", rfc3339(last_seen_wall_usec),
+                         "presses_dropped", (json_int_t) presses_dropped);
+}
+
+json_t *api_pad_conflict_json(const struct pad *p) {
+        const struct pad_identity *id = &p->identity;
+        json_t *ports, *devices;
+
+        if (!id->conflict)
+                return json_null();
+        ports = json_array();
+        devices = json_array();
+        json_array_append_new(ports, json_string(p->port ? p->port->path : ""));
+        json_array_append_new(devices, device_json(p->port, p->address, p->connected, p->last_seen_wall_usec,
+                                                   id->presses_dropped));
+        for (unsigned i = 0; i < id->n_rivals; i++) {
+                const struct pad_rival *r = &id->rivals[i];
+                if (r->refused)
+                        continue;
+                json_array_append_new(ports, json_string(r->port->path));
+                json_t *d = device_json(r->port, r->address, r->connected, r->last_seen_wall_usec, r->presses_dropped);
+                json_object_set_new(d, "same_line", json_boolean(r->same_line));
+                json_array_append_new(devices, d);
+        }
+        return json_pack("{s:o, s:o, s:o}", "since", rfc3339(id->since_wall_usec), "ports", ports,
+                         "devices", devices);
+}
+
+/* conflict (api_pad_conflict_json); refused: the devices an operator did
+ * not trust, until they go away; trusted: the operator's last decision, or
+ * null. */
+static void identity_json(json_t *j, const struct pad *p) {
+        const struct pad_identity *id = &p->identity;
+        json_t *refused = json_array();
+
+        json_object_set_new(j, "conflict", api_pad_conflict_json(p));
+        for (unsigned i = 0; i < id->n_rivals; i++) {
+                const struct pad_rival *r = &id->rivals[i];
+                if (!r->refused)
+                        continue;
+                json_t *d = device_json(r->port, r->address, r->connected, r->last_seen_wall_usec, r->presses_dropped);
+                json_object_set_new(d, "frames", json_integer((json_int_t) r->refused_frames));
+                json_array_append_new(refused, d);
+        }
+        json_object_set_new(j, "refused", refused);
+        json_object_set_new(j, "trusted", id->trusted_port
+                                                  ? json_pack("{s:s, s:o}", "port", id->trusted_port->path, "at",
+                                                              rfc3339(id->trusted_wall_usec))
+                                                  : json_null());
+}
+
 json_t *api_pad_json(const struct pad *p) {
         const struct pad_counters *c = &p->counters;
         char fw[16];
         int64_t now = now_usec();
+        json_t *j;
 
         snprintf(fw, sizeof fw, "%u.%u", p->fw_major, p->fw_minor);
-        return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:b, s:o, s:I, s:{s:I, s:b, s:I, s:f, s:I, s:I, s:I},"
+        j = json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:b, s:o, s:I, s:{s:I, s:b, s:I, s:f, s:I, s:I, s:I},"
                          " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
                          "id", p->id, "kind", pad_kind_to_string(p->kind), "buttons", (int) p->n_buttons,
                          "firmware", fw, "port", p->port ? p->port->path : NULL,
@@ -63,6 +118,13 @@ json_t *api_pad_json(const struct pad *p) {
                          "sync_timeouts", (json_int_t) c->sync_timeouts,
                          "pad_rx_errors", (json_int_t) c->pad_rx_errors, "reconnects", (json_int_t) c->reconnects,
                          "bad_buttons", (json_int_t) c->bad_buttons);
+        json_t *counters = json_object_get(j, "counters");
+        json_object_set_new(counters, "moves", json_integer((json_int_t) c->moves));
+        json_object_set_new(counters, "conflicts", json_integer((json_int_t) c->conflicts));
+        json_object_set_new(counters, "conflict_presses", json_integer((json_int_t) c->conflict_presses));
+        json_object_set_new(counters, "refused_frames", json_integer((json_int_t) c->refused_frames));
+        identity_json(j, p);
+        return j;
 }
 
 static json_t *port_json(const struct padbus_port *p) {
@@ -120,6 +182,46 @@ void handle_pad_identify(struct api_request *req) {
                 return;
         }
         api_reply_json(req, MHD_HTTP_OK, api_pad_json(p));
+}
+
+/* POST /v1/pads/{id}/trust {"port"}: the operator's decision in an
+ * identity conflict (hardware/padbus.h, "Identity"). */
+void handle_pad_trust(struct api_request *req) {
+        const struct pad *p = find(req);
+        const char *port = json_string_value(json_object_get(req->body, "port"));
+        int r;
+
+        if (!p)
+                return;
+        if (!port || !*port) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                  "port: the path of the serial port whose device is the pad, as GET /v1/pads/%s "
+                                  "lists it under conflict.ports", p->id);
+                return;
+        }
+        r = padbus_trust(req->deps->pads, p->id, port, req->token_name);
+        switch (r) {
+        case 0:
+                api_reply_json(req, MHD_HTTP_OK, api_pad_json(p));
+                return;
+        case -ENODEV:
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
+                                  "port: \"%.200s\" is not one of [pads] ports (GET /v1/pads lists them)", port);
+                return;
+        case -EALREADY:
+                api_reply_problem(req, MHD_HTTP_CONFLICT,
+                                  "pad %s is not in an identity conflict and no device claiming it is refused: "
+                                  "there is nothing to decide", p->id);
+                return;
+        case -ESRCH:
+                api_reply_problem(req, MHD_HTTP_CONFLICT,
+                                  "no device on %.200s claims to be pad %s; the devices that do are in "
+                                  "GET /v1/pads/%s (conflict.devices, refused)", port, p->id, p->id);
+                return;
+        default:
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "trust failed: %s", strerror(-r));
+                return;
+        }
 }
 
 json_t *api_press_json(const struct pad_press *p) {

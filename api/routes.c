@@ -16,6 +16,7 @@ const struct route api_routes[] = {
         { "GET",    "/v1/pads",        handle_pads_list,     AUTH_ROLE_DISPLAY, "pads and ports, with clocks and fault counters" },
         { "GET",    "/v1/pads/{id}",   handle_pad_get,       AUTH_ROLE_DISPLAY, "one pad" },
         { "POST",   "/v1/pads/{id}/identify", handle_pad_identify, AUTH_ROLE_REFEREE, "blink and beep a pad" },
+        { "POST",   "/v1/pads/{id}/trust", handle_pad_trust,   AUTH_ROLE_REFEREE, "end an identity conflict: {port} is the pad's, the other devices are refused", "port" },
         { "GET",    "/v1/tables",      handle_tables_list,   AUTH_ROLE_DISPLAY, "tables and which pad sits at each seat" },
         { "POST",   "/v1/tables",      handle_tables_create, AUTH_ROLE_ADMIN, "create a table: {name, seats}", "*" },
         { "GET",    "/v1/tables/{id}", handle_table_get,     AUTH_ROLE_SEAT, "one table and its live match (a station's token: its own table)" },

@@ -67,6 +67,23 @@ static int enumerate_pads(sd_bus *bus, const char *prefix, void *userdata, char 
         return 0;
 }
 
+/* The ports of the pad's contesting devices (refused false; the pad's own
+ * first, in a conflict only) or of its refused ones (refused true). */
+static int append_ports(sd_bus_message *reply, const struct pad *p, bool refused) {
+        const struct pad_identity *id = &p->identity;
+        int r = sd_bus_message_open_container(reply, 'a', "s");
+
+        if (r < 0)
+                return r;
+        if (!refused && id->conflict && (r = sd_bus_message_append(reply, "s", p->port ? p->port->path : "")) < 0)
+                return r;
+        for (unsigned i = 0; i < id->n_rivals; i++)
+                if (id->rivals[i].refused == refused && (refused || id->conflict) &&
+                    (r = sd_bus_message_append(reply, "s", id->rivals[i].port->path)) < 0)
+                        return r;
+        return sd_bus_message_close_container(reply);
+}
+
 /* Every Pad property comes from the registry at the time of the Get. */
 static int get_property(sd_bus *bus, const char *path, const char *interface, const char *property,
                         sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
@@ -111,13 +128,21 @@ static int get_property(sd_bus *bus, const char *path, const char *interface, co
                 return sd_bus_message_append(reply, "t", p->counters.late_presses);
         if (strcmp(property, "Reconnects") == 0)
                 return sd_bus_message_append(reply, "t", p->counters.reconnects);
+        if (strcmp(property, "Conflict") == 0)
+                return sd_bus_message_append(reply, "b", p->identity.conflict);
+        if (strcmp(property, "ConflictPorts") == 0)
+                return append_ports(reply, p, false);
+        if (strcmp(property, "RefusedPorts") == 0)
+                return append_ports(reply, p, true);
+        if (strcmp(property, "ConflictPresses") == 0)
+                return sd_bus_message_append(reply, "t", p->counters.conflict_presses);
         return -EINVAL;
 }
 
 #define PAD_PROPERTY(name, sig, flags) SD_BUS_PROPERTY(name, sig, get_property, 0, flags)
 
-/* Connected is announced; the rest changes too often (LastSeen, counters,
- * the clock estimate) and is read when wanted. */
+/* Connected and the identity are announced; the rest changes too often
+ * (LastSeen, counters, the clock estimate) and is read when wanted. */
 static const sd_bus_vtable pad_vtable[] = {
         SD_BUS_VTABLE_START(0),
         PAD_PROPERTY("Id", "s", SD_BUS_VTABLE_PROPERTY_CONST),
@@ -137,6 +162,10 @@ static const sd_bus_vtable pad_vtable[] = {
         PAD_PROPERTY("Duplicates", "t", 0),
         PAD_PROPERTY("LatePresses", "t", 0),
         PAD_PROPERTY("Reconnects", "t", 0),
+        PAD_PROPERTY("Conflict", "b", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        PAD_PROPERTY("ConflictPorts", "as", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        PAD_PROPERTY("RefusedPorts", "as", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        PAD_PROPERTY("ConflictPresses", "t", 0),
         SD_BUS_SIGNAL_WITH_NAMES("Pressed", "yttxtbb",
                                  SD_BUS_PARAM(button) SD_BUS_PARAM(seq) SD_BUS_PARAM(time)
                                  SD_BUS_PARAM(uncertainty) SD_BUS_PARAM(received)
@@ -186,6 +215,21 @@ void bus_pads_removed(struct bus *b, const struct pad *pad) {
         sd_bus_emit_properties_changed(bus, path, BUS_PAD_IFACE, "Connected", NULL);
         if (sd_bus_emit_signal(bus, BUS_ROOT_PATH, BUS_MANAGER_IFACE, "PadRemoved", "so", pad->id, path) < 0)
                 log_debug("could not emit PadRemoved for %s", pad->id);
+        free(path);
+}
+
+/* A conflict began, grew or was decided; a refused device went away.  An
+ * operator's decision may have made another device the pad: its place
+ * and what it said it is are announced with the rest. */
+void bus_pads_identity(struct bus *b, const struct pad *pad) {
+        sd_bus *bus = bus_get_sd_bus(b);
+        char *path;
+
+        if (!bus || !(path = pad_path(pad)))
+                return;
+        if (sd_bus_emit_properties_changed(bus, path, BUS_PAD_IFACE, "Conflict", "ConflictPorts", "RefusedPorts",
+                                           "Port", "Address", "Connected", "Kind", "Buttons", "Firmware", NULL) < 0)
+                log_debug("could not announce the identity of pad %s", pad->id);
         free(path);
 }
 

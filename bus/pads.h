@@ -5,6 +5,8 @@
  * driver's registry on every Get (a fallback vtable: nothing to register per
  * pad), and the signal Pressed.  The Manager at the root announces PadAdded
  * and PadRemoved; the object manager lists every pad ever seen this run.
+ * An identity conflict (hardware/padbus.h, "Identity") shows in Conflict,
+ * ConflictPorts and RefusedPorts, announced with PropertiesChanged.
  */
 #ifndef ARBITER_BUS_PADS_H
 #define ARBITER_BUS_PADS_H
@@ -23,5 +25,6 @@ int bus_pads_setup(struct bus *b, struct padbus *pads);
 void bus_pads_added(struct bus *b, const struct pad *pad, bool first_time);
 void bus_pads_removed(struct bus *b, const struct pad *pad);
 void bus_pads_pressed(struct bus *b, const struct pad_press *press);
+void bus_pads_identity(struct bus *b, const struct pad *pad);
 
 #endif

@@ -295,13 +295,21 @@ static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
         unsigned ports_open = 0;
         for (size_t i = 0; i < padbus_n_ports(s->pads); i++)
                 ports_open += padbus_port(s->pads, i)->open;
-        json_object_set_new(h, "pads", json_pack("{s:i, s:i, s:i, s:i, s:I}",
+        struct padbus_stats ps;
+        padbus_stats(s->pads, &ps);
+        json_object_set_new(h, "pads", json_pack("{s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:I, s:I, s:I, s:I}",
                                                  "connected", (int) padbus_connected(s->pads),
                                                  "known", (int) padbus_n_pads(s->pads),
                                                  "ports", (int) padbus_n_ports(s->pads),
                                                  "ports_open", (int) ports_open,
                                                  "unassigned_presses",
-                                                 (json_int_t) matches_unassigned_presses(s->matches)));
+                                                 (json_int_t) matches_unassigned_presses(s->matches),
+                                                 "in_conflict", (int) ps.in_conflict,
+                                                 "refused_devices", (int) ps.refused_devices,
+                                                 "conflicts", (json_int_t) ps.conflicts,
+                                                 "conflict_presses", (json_int_t) ps.conflict_presses,
+                                                 "refused_frames", (json_int_t) ps.refused_frames,
+                                                 "moves", (json_int_t) ps.moves));
         json_object_set_new(h, "tokens", json_pack("{s:b, s:I}", "loaded", auth_loaded(s->auth), "count",
                                                    (json_int_t) auth_count(s->auth)));
 }
@@ -316,6 +324,12 @@ static void on_pad_removed(void *userdata, const struct pad *pad) {
         struct service *s = userdata;
         bus_pads_removed(s->bus, pad);
         api_events_pad(s->events, "pad_removed", pad);
+}
+
+static void on_pad_identity(void *userdata, const struct pad *pad) {
+        struct service *s = userdata;
+        bus_pads_identity(s->bus, pad);
+        api_events_pad(s->events, "pad_identity", pad);
 }
 
 /* The judge orders presses by time itself: it gets them at once, not one
@@ -607,7 +621,7 @@ static int start(struct service *s) {
         };
         struct padbus_events pe = {
                 .added = on_pad_added, .removed = on_pad_removed, .received = on_pad_received,
-                .pressed = on_pad_pressed, .userdata = s,
+                .pressed = on_pad_pressed, .identity = on_pad_identity, .userdata = s,
         };
         r = padbus_new(s->loop, &pc, &pe, &s->pads);
         if (r < 0)

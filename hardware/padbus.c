@@ -8,6 +8,7 @@
 #include "hardware/padbus.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,9 @@
 
 #include "common/log.h"
 #include "common/loop.h"
+#include "common/ratelimit.h"
 #include "common/time.h"
+#include "hardware/claim.h"
 #include "hardware/serial.h"
 
 /* Kernel device majors of UNIX98 pty slaves (Documentation/admin-guide/devices.txt). */
@@ -49,20 +52,47 @@
 /* Identify: blink this long and beep this long. */
 #define IDENTIFY_BLINK_MS 3000
 #define IDENTIFY_BUZZ_MS 300
+/* Identity conflicts, and the presses and frames they make the driver
+ * drop, are logged at most this often: a refused device says HELLO every
+ * 500 ms, and a hostile one as often as it likes.  The figures of the
+ * HTTP server's log of failed requests (api/server.c). */
+#define IDENTITY_LOG_BURST 10
+#define IDENTITY_LOG_INTERVAL_USEC (60 * USEC_PER_SEC)
 
 struct port;
+
+/* Event numbers accepted from one device, oldest first. */
+struct event_window {
+        uint16_t no[EVENT_MEMORY];
+        unsigned n;
+};
+
+/* What the driver keeps of a rival beyond its public view. */
+struct rival_state {
+        struct port *port;
+        struct proto_hello hello;       /* what it said it is */
+        struct event_window events;     /* so that a retransmission is not counted twice */
+};
 
 struct pad_state {
         struct pad pub;                 /* first: &state->pub is the public view */
         struct port *port;
-        uint16_t events[EVENT_MEMORY];  /* recent event numbers, oldest first */
-        unsigned n_events;
+        struct event_window events;
         uint16_t held[HELD_MAX];        /* accepted, not yet ACKed: a consumer holds the ACK */
         unsigned n_held;
         int64_t next_sync_usec;
         uint16_t sync_id;
         int64_t sync_sent_usec;         /* t1 of the outstanding SYNC; 0: none */
+        bool sync_answered;             /* the SYNC sync_id was answered: a second answer is a second device */
         unsigned syncs_ok;
+        struct rival_state rivals[PAD_RIVALS_MAX];      /* parallel to pub.identity.rivals */
+};
+
+/* A device a frame comes from: a pad's own (rival < 0) or one of its
+ * rivals; s NULL: none. */
+struct device {
+        struct pad_state *s;
+        int rival;
 };
 
 struct port {
@@ -94,6 +124,8 @@ struct padbus {
         uint64_t next_received_no;
         struct pad_press history[PADBUS_HISTORY];       /* ring of delivered presses */
         size_t history_head, history_len;
+        struct ratelimit conflict_log;  /* conflicts begun, devices joining one */
+        struct ratelimit drop_log;      /* presses dropped and frames refused */
 };
 
 const char *pad_kind_to_string(uint8_t kind) {
@@ -153,10 +185,20 @@ static int port_send(struct port *p, uint8_t address, struct frame *f) {
         return n;
 }
 
-static void send_ack(struct pad_state *s, uint16_t event_no) {
+static void send_ack_to(struct port *p, uint8_t address, uint16_t event_no) {
         struct frame f;
         proto_pack_ack(&f, &(struct proto_ack) { .event_no = event_no });
-        port_send(s->port, s->pub.address, &f);
+        port_send(p, address, &f);
+}
+
+static void send_ack(struct pad_state *s, uint16_t event_no) {
+        send_ack_to(s->port, s->pub.address, event_no);
+}
+
+static void send_reset(struct port *p, uint8_t address) {
+        struct frame f;
+        proto_pack_empty(&f, PROTO_RESET);
+        port_send(p, address, &f);
 }
 
 static void send_sync(struct padbus *b, struct pad_state *s, int64_t now) {
@@ -164,6 +206,7 @@ static void send_sync(struct padbus *b, struct pad_state *s, int64_t now) {
         int n;
 
         s->sync_id++;
+        s->sync_answered = false;
         proto_pack_sync(&f, &(struct proto_sync) { .sync_id = s->sync_id });
         n = port_send(s->port, s->pub.address, &f);
         if (n < 0)
@@ -178,6 +221,8 @@ static void send_sync(struct padbus *b, struct pad_state *s, int64_t now) {
 
 /* ---- the registry ------------------------------------------------------- */
 
+static const struct device NO_DEVICE = { NULL, -1 };
+
 static struct pad_state *find_by_uid(struct padbus *b, uint64_t uid) {
         for (size_t i = 0; i < b->n_pads; i++)
                 if (b->pads[i]->pub.uid == uid)
@@ -185,18 +230,26 @@ static struct pad_state *find_by_uid(struct padbus *b, uint64_t uid) {
         return NULL;
 }
 
-static struct pad_state *find_by_address(struct padbus *b, const struct port *p, uint8_t address) {
+/* The device at address on port p: a pad's own before any rival (a rival
+ * on the same line shares its pad's address, and is never found here). */
+static struct device find_device(struct padbus *b, const struct port *p, uint8_t address) {
         for (size_t i = 0; i < b->n_pads; i++)
                 if (b->pads[i]->port == p && b->pads[i]->pub.address == address)
-                        return b->pads[i];
-        return NULL;
+                        return (struct device) { b->pads[i], -1 };
+        for (size_t i = 0; i < b->n_pads; i++) {
+                struct pad_state *s = b->pads[i];
+                for (unsigned k = 0; k < s->pub.identity.n_rivals; k++)
+                        if (s->rivals[k].port == p && s->pub.identity.rivals[k].address == address)
+                                return (struct device) { s, (int) k };
+        }
+        return NO_DEVICE;
 }
 
 static uint8_t free_address(struct padbus *b, const struct port *p, uint8_t wanted) {
-        if (wanted >= 1 && wanted <= PROTO_ADDR_MAX && !find_by_address(b, p, wanted))
+        if (wanted >= 1 && wanted <= PROTO_ADDR_MAX && !find_device(b, p, wanted).s)
                 return wanted;
         for (unsigned a = 1; a <= PROTO_ADDR_MAX; a++)
-                if (!find_by_address(b, p, (uint8_t) a))
+                if (!find_device(b, p, (uint8_t) a).s)
                         return (uint8_t) a;
         return 0;
 }
@@ -239,28 +292,26 @@ static struct pad_state *pad_new(struct padbus *b, const struct proto_hello *h) 
         return s;
 }
 
-/* A pad announced itself: (re)assign its address on this port. */
-static void on_hello(struct port *p, const struct frame *f) {
-        struct padbus *b = p->bus;
-        struct proto_hello h;
-        struct pad_state *s;
+/* What the pad's own device said it is, as a HELLO. */
+static struct proto_hello hello_of(const struct pad_state *s) {
+        return (struct proto_hello) { .uid = s->pub.uid, .kind = s->pub.kind, .n_buttons = s->pub.n_buttons,
+                                      .fw_major = s->pub.fw_major, .fw_minor = s->pub.fw_minor,
+                                      .clock_hz = s->pub.clock_hz };
+}
 
-        if (proto_unpack_hello(f, &h) < 0)
-                return;
-        s = find_by_uid(b, h.uid);
-        if (!s) {
-                s = pad_new(b, &h);
-                if (!s) {
-                        log_error("out of memory registering pad %016llx", (unsigned long long) h.uid);
-                        return;
-                }
-        } else if (f->address == PROTO_ADDR_UNASSIGNED || s->pub.clock_hz != h.clock_hz) {
+/* The pad's own device said HELLO: (re)assign its address on this port. */
+static struct device pad_hello(struct port *p, struct pad_state *s, const struct frame *f,
+                               const struct proto_hello *h) {
+        struct padbus *b = p->bus;
+
+        if (f->address == PROTO_ADDR_UNASSIGNED || s->pub.clock_hz != h->clock_hz) {
                 /* It powered up or was RESET: its event numbers and its
                  * clock start again (docs/protocol.md, "Events"). */
-                clock_model_init(&s->pub.clock, h.clock_hz, NULL);
-                s->n_events = s->n_held = 0;
+                clock_model_init(&s->pub.clock, h->clock_hz, NULL);
+                s->events.n = s->n_held = 0;
                 s->syncs_ok = 0;
                 s->sync_sent_usec = 0;
+                s->sync_answered = false;
         }
         uint8_t wanted = s->port == p ? s->pub.address : 0;
         s->port = p;
@@ -269,20 +320,23 @@ static void on_hello(struct port *p, const struct frame *f) {
         if (!s->pub.address) {
                 log_error("no free address on %s for pad %s: more than %d pads on one bus",
                           p->pub.path, s->pub.id, PROTO_ADDR_MAX);
-                return;
+                return (struct device) { s, -1 };
         }
-        s->pub.kind = h.kind;
-        s->pub.n_buttons = h.n_buttons;
-        s->pub.fw_major = h.fw_major;
-        s->pub.fw_minor = h.fw_minor;
-        s->pub.clock_hz = h.clock_hz;
+        s->pub.kind = h->kind;
+        s->pub.n_buttons = h->n_buttons;
+        s->pub.fw_major = h->fw_major;
+        s->pub.fw_minor = h->fw_minor;
+        s->pub.clock_hz = h->clock_hz;
         s->pub.port = &p->pub;
 
         struct frame a;
-        proto_pack_assign(&a, &(struct proto_assign) { .uid = h.uid, .address = s->pub.address });
+        proto_pack_assign(&a, &(struct proto_assign) { .uid = h->uid, .address = s->pub.address });
         port_send(p, PROTO_ADDR_BROADCAST, &a);
         s->next_sync_usec = 0;          /* sync at once */
+        return (struct device) { s, -1 };
 }
+
+/* ---- event numbers ------------------------------------------------------ */
 
 static bool is_held(const struct pad_state *s, uint16_t event_no) {
         for (unsigned i = 0; i < s->n_held; i++)
@@ -303,27 +357,348 @@ static bool held_remove(struct pad_state *s, uint16_t event_no) {
 
 /* Forgets an accepted event number, so that its retransmission is taken
  * as new. */
-static void event_forget(struct pad_state *s, uint16_t event_no) {
-        for (unsigned i = 0; i < s->n_events; i++)
-                if (s->events[i] == event_no) {
-                        memmove(&s->events[i], &s->events[i + 1], (s->n_events - i - 1) * sizeof s->events[0]);
-                        s->n_events--;
+static void event_forget(struct event_window *w, uint16_t event_no) {
+        for (unsigned i = 0; i < w->n; i++)
+                if (w->no[i] == event_no) {
+                        memmove(&w->no[i], &w->no[i + 1], (w->n - i - 1) * sizeof w->no[0]);
+                        w->n--;
                         return;
                 }
 }
 
 /* Whether the event number was accepted already; remembers it if not.
- * events[] is oldest first; the oldest is forgotten when it is full. */
-static bool event_seen(struct pad_state *s, uint16_t event_no) {
-        for (unsigned i = 0; i < s->n_events; i++)
-                if (s->events[i] == event_no)
+ * The window is oldest first; the oldest is forgotten when it is full. */
+static bool event_seen(struct event_window *w, uint16_t event_no) {
+        for (unsigned i = 0; i < w->n; i++)
+                if (w->no[i] == event_no)
                         return true;
-        if (s->n_events == EVENT_MEMORY) {
-                memmove(&s->events[0], &s->events[1], (EVENT_MEMORY - 1) * sizeof s->events[0]);
-                s->n_events--;
+        if (w->n == EVENT_MEMORY) {
+                memmove(&w->no[0], &w->no[1], (EVENT_MEMORY - 1) * sizeof w->no[0]);
+                w->n--;
         }
-        s->events[s->n_events++] = event_no;
+        w->no[w->n++] = event_no;
         return false;
+}
+
+/* ---- identity (claim.h) ------------------------------------------------- */
+
+static void log_limited(struct ratelimit *rl, int64_t now, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void log_limited(struct ratelimit *rl, int64_t now, const char *fmt, ...) {
+        char line[512];
+        uint64_t held;
+        va_list ap;
+
+        if (!ratelimit_below(rl, now, &held))
+                return;
+        va_start(ap, fmt);
+        vsnprintf(line, sizeof line, fmt, ap);
+        va_end(ap);
+        if (held)
+                log_warning("%s (%llu more such lines were not logged)", line, (unsigned long long) held);
+        else
+                log_warning("%s", line);
+}
+
+static int port_index(const struct padbus *b, const struct port *p) {
+        return p ? (int) (p - b->ports) : -1;
+}
+
+static const char *port_name(const struct port *p) {
+        return p ? p->pub.path : "no port";
+}
+
+/* Heard within the heartbeat timeout, on an open port. */
+static bool heard(const struct padbus *b, const struct port *p, int64_t last_seen_usec, int64_t now) {
+        return p && p->pub.open && last_seen_usec &&
+               now - last_seen_usec <= (int64_t) b->cfg.heartbeat_timeout_ms * USEC_PER_MSEC;
+}
+
+static bool pad_live(const struct padbus *b, const struct pad_state *s, int64_t now) {
+        return s->pub.connected && heard(b, s->port, s->pub.last_seen_usec, now);
+}
+
+static void claim_view(const struct padbus *b, const struct pad_state *s, int64_t now,
+                       struct claim_device rivals[PAD_RIVALS_MAX], struct claim_pad *ret) {
+        const struct pad_identity *id = &s->pub.identity;
+
+        for (unsigned i = 0; i < id->n_rivals; i++)
+                rivals[i] = (struct claim_device) {
+                        .port = port_index(b, s->rivals[i].port),
+                        .address = id->rivals[i].address,
+                        .live = heard(b, s->rivals[i].port, id->rivals[i].last_seen_usec, now),
+                        .refused = id->rivals[i].refused,
+                };
+        *ret = (struct claim_pad) {
+                .pad = { .port = port_index(b, s->port), .address = s->pub.address, .live = pad_live(b, s, now) },
+                .conflict = id->conflict,
+                .rivals = rivals,
+                .n_rivals = id->n_rivals,
+        };
+}
+
+static void identity_changed(struct padbus *b, struct pad_state *s) {
+        if (b->events.identity)
+                b->events.identity(b->events.userdata, &s->pub);
+}
+
+/* Rival slot for a device on p; -ENOSPC when PAD_RIVALS_MAX claim already. */
+static int rival_add(struct pad_state *s, struct port *p, const struct proto_hello *h, bool same_line,
+                     int64_t now) {
+        struct pad_identity *id = &s->pub.identity;
+        unsigned i = id->n_rivals;
+
+        if (i == PAD_RIVALS_MAX)
+                return -ENOSPC;
+        id->rivals[i] = (struct pad_rival) {
+                .port = &p->pub,
+                .address = same_line ? s->pub.address : 0,
+                .connected = true,
+                .same_line = same_line,
+                .last_seen_usec = now,
+                .last_seen_wall_usec = wall_usec(),
+        };
+        s->rivals[i] = (struct rival_state) { .port = p, .hello = *h };
+        id->n_rivals++;
+        return (int) i;
+}
+
+static void rival_remove(struct pad_state *s, unsigned i) {
+        struct pad_identity *id = &s->pub.identity;
+        size_t after = id->n_rivals - i - 1;
+
+        memmove(&id->rivals[i], &id->rivals[i + 1], after * sizeof id->rivals[0]);
+        memmove(&s->rivals[i], &s->rivals[i + 1], after * sizeof s->rivals[0]);
+        id->n_rivals--;
+}
+
+/* Rival i made s's uid contested: nothing from it is trusted now. */
+static void conflict_begin(struct padbus *b, struct pad_state *s, unsigned i, int64_t now, const char *how) {
+        struct pad_identity *id = &s->pub.identity;
+
+        id->conflict = true;
+        id->since_usec = now;
+        id->since_wall_usec = wall_usec();
+        s->pub.counters.conflicts++;
+        log_limited(&b->conflict_log, now,
+                    "pad %s: identity conflict: %s (on %s at address %u; the pad is on %s at address %u); "
+                    "no device is trusted and their presses are dropped until an operator trusts one "
+                    "(arbiterctl pads trust %s PORT)",
+                    s->pub.id, how, port_name(s->rivals[i].port), id->rivals[i].address, port_name(s->port),
+                    s->pub.address, s->pub.id);
+}
+
+/* One more device joined s's conflict, or made one. */
+static void rival_joined(struct padbus *b, struct pad_state *s, unsigned i, int64_t now, const char *how) {
+        struct pad_identity *id = &s->pub.identity;
+
+        if (!id->conflict)
+                conflict_begin(b, s, i, now, how);
+        else
+                log_limited(&b->conflict_log, now,
+                            "pad %s: identity conflict: %s (on %s at address %u); %u devices contest it now",
+                            s->pub.id, how, port_name(s->rivals[i].port), id->rivals[i].address, id->n_rivals + 1);
+        identity_changed(b, s);
+}
+
+/* A HELLO from rival i, or from a new device (i == n_rivals) while the
+ * pad is there or in conflict: it gets an address, not trust. */
+static struct device rival_hello(struct port *p, struct pad_state *s, size_t i, const struct frame *f,
+                                 const struct proto_hello *h, int64_t now) {
+        struct padbus *b = p->bus;
+        struct pad_identity *id = &s->pub.identity;
+        bool joined = i == id->n_rivals;
+
+        if (joined) {
+                int r = rival_add(s, p, h, false, now);
+                if (r < 0) {
+                        s->pub.counters.refused_frames++;
+                        log_limited(&b->drop_log, now,
+                                    "pad %s: more than %d other devices claim it; the one on %s is not assigned",
+                                    s->pub.id, PAD_RIVALS_MAX, p->pub.path);
+                        return NO_DEVICE;
+                }
+                i = (size_t) r;
+        } else {
+                if (f->address == PROTO_ADDR_UNASSIGNED)
+                        s->rivals[i].events.n = 0;      /* it restarted */
+                s->rivals[i].hello = *h;
+        }
+        struct pad_rival *r = &id->rivals[i];
+        uint8_t wanted = r->address ? r->address : f->address;
+        r->address = 0;                 /* not counted by free_address() */
+        r->address = free_address(b, p, wanted);
+        if (r->address) {
+                struct frame a;
+                proto_pack_assign(&a, &(struct proto_assign) { .uid = h->uid, .address = r->address });
+                port_send(p, PROTO_ADDR_BROADCAST, &a);
+        } else {
+                log_error("no free address on %s for a device claiming pad %s: more than %d devices on one bus",
+                          p->pub.path, s->pub.id, PROTO_ADDR_MAX);
+        }
+        if (joined)
+                rival_joined(b, s, (unsigned) i, now, "another device says it is this pad");
+        return (struct device) { s, (int) i };
+}
+
+/* Which device a HELLO is from (claim.h), and what it gets. */
+static struct device on_hello(struct port *p, const struct frame *f, int64_t now) {
+        struct padbus *b = p->bus;
+        struct claim_device rivals[PAD_RIVALS_MAX];
+        struct claim_pad view;
+        struct proto_hello h;
+        struct pad_state *s;
+        size_t i;
+
+        if (proto_unpack_hello(f, &h) < 0)
+                return NO_DEVICE;
+        s = find_by_uid(b, h.uid);
+        if (!s) {
+                s = pad_new(b, &h);
+                if (!s) {
+                        log_error("out of memory registering pad %016llx", (unsigned long long) h.uid);
+                        return NO_DEVICE;
+                }
+                return pad_hello(p, s, f, &h);
+        }
+        claim_view(b, s, now, rivals, &view);
+        switch (claim_hello(&view, port_index(b, p), f->address, &i)) {
+        case CLAIM_PAD:
+                return pad_hello(p, s, f, &h);
+        case CLAIM_MOVE:
+                set_connected(b, s, false);     /* gone, if the timer has not said so yet: added again below */
+                s->pub.counters.moves++;
+                log_info("pad %s moved: gone from %s (address %u) for %lld ms, it says HELLO on %s", s->pub.id,
+                         port_name(s->port), s->pub.address,
+                         (long long) ((now - s->pub.last_seen_usec) / USEC_PER_MSEC), p->pub.path);
+                return pad_hello(p, s, f, &h);
+        case CLAIM_REFUSED:
+                return (struct device) { s, (int) i };  /* on_rival_frame() refuses it */
+        case CLAIM_RIVAL:
+        case CLAIM_NEW_RIVAL:
+                return rival_hello(p, s, i, f, &h, now);
+        }
+        return NO_DEVICE;
+}
+
+/* A press the pad's own device or a rival made while the pad is in
+ * conflict: ACKed by the caller, never delivered. */
+static void press_dropped(struct padbus *b, struct pad_state *s, const struct port *p, uint8_t address,
+                          uint8_t button, int64_t now) {
+        s->pub.counters.conflict_presses++;
+        log_limited(&b->drop_log, now,
+                    "pad %s: press of button %u from the device on %s (address %u) dropped: "
+                    "the pad is in an identity conflict", s->pub.id, button, port_name(p), address);
+}
+
+/* A frame from rival i of s: contesting, it is watched and its presses
+ * dropped; refused, it is told to forget its address. */
+static void on_rival_frame(struct padbus *b, struct pad_state *s, unsigned i, const struct frame *f, int64_t now) {
+        struct pad_rival *r = &s->pub.identity.rivals[i];
+        struct rival_state *rs = &s->rivals[i];
+        struct proto_event e;
+
+        r->last_seen_usec = now;
+        r->last_seen_wall_usec = wall_usec();
+        r->connected = true;
+        if (r->refused) {
+                r->refused_frames++;
+                s->pub.counters.refused_frames++;
+                log_limited(&b->drop_log, now,
+                            "pad %s: refused a frame from the device on %s (address %u): an operator trusts "
+                            "the one on %s", s->pub.id, port_name(rs->port), f->address, port_name(s->port));
+                if (f->address != PROTO_ADDR_UNASSIGNED)
+                        send_reset(rs->port, f->address);       /* back to HELLO, which is refused */
+                return;
+        }
+        if ((f->type != PROTO_PRESS && f->type != PROTO_RELEASE) || proto_unpack_event(f, &e) < 0)
+                return;         /* a heartbeat, a SYNC reply: it is there, nothing more */
+        bool seen = event_seen(&rs->events, e.event_no);
+        if (f->type == PROTO_PRESS && !seen) {
+                r->presses_dropped++;
+                press_dropped(b, s, rs->port, r->address, e.button, now);
+        }
+        send_ack_to(rs->port, r->address, e.event_no);
+}
+
+/* Two replies to one SYNC: a second device answers at the pad's address on
+ * its line (claim.h).  It is recorded as a rival at the same place. */
+static void twin_seen(struct padbus *b, struct pad_state *s, int64_t now) {
+        struct pad_identity *id = &s->pub.identity;
+        struct proto_hello h = hello_of(s);
+
+        for (unsigned i = 0; i < id->n_rivals; i++)
+                if (id->rivals[i].same_line && s->rivals[i].port == s->port) {
+                        id->rivals[i].last_seen_usec = now;
+                        id->rivals[i].last_seen_wall_usec = wall_usec();
+                        id->rivals[i].connected = true;
+                        return;
+                }
+        int r = rival_add(s, s->port, &h, true, now);
+        if (r < 0) {
+                log_limited(&b->drop_log, now, "pad %s: more than %d other devices claim it; "
+                            "one more answers at its address on %s", s->pub.id, PAD_RIVALS_MAX, port_name(s->port));
+                return;
+        }
+        rival_joined(b, s, (unsigned) r, now, "two devices answer one SYNC at the pad's address");
+}
+
+/* Rival i of s becomes the pad's own device, and the pad's device rival i. */
+static void promote(struct padbus *b, struct pad_state *s, unsigned i, int64_t now) {
+        struct pad_identity *id = &s->pub.identity;
+        struct pad_rival r = id->rivals[i];
+        struct rival_state rs = s->rivals[i];
+
+        id->rivals[i] = (struct pad_rival) {
+                .port = &s->port->pub,
+                .address = s->pub.address,
+                .connected = pad_live(b, s, now),
+                .last_seen_usec = s->pub.last_seen_usec,
+                .last_seen_wall_usec = s->pub.last_seen_wall_usec,
+                .presses_dropped = id->presses_dropped,
+        };
+        s->rivals[i] = (struct rival_state) { .port = s->port, .hello = hello_of(s), .events = s->events };
+
+        s->port = rs.port;
+        s->pub.port = &rs.port->pub;
+        s->pub.address = r.address;
+        s->pub.kind = rs.hello.kind;
+        s->pub.n_buttons = rs.hello.n_buttons;
+        s->pub.fw_major = rs.hello.fw_major;
+        s->pub.fw_minor = rs.hello.fw_minor;
+        s->pub.clock_hz = rs.hello.clock_hz;
+        s->pub.last_seen_usec = r.last_seen_usec;
+        s->pub.last_seen_wall_usec = r.last_seen_wall_usec;
+        id->presses_dropped = r.presses_dropped;
+        /* Another device: its own event numbers and clock.  An ACK a
+         * consumer still holds was for the other one: padbus_ack() then
+         * sends nothing. */
+        clock_model_init(&s->pub.clock, rs.hello.clock_hz, NULL);
+        s->events = rs.events;
+        s->n_held = 0;
+        s->syncs_ok = 0;
+        s->sync_sent_usec = 0;
+        s->sync_answered = false;
+        s->next_sync_usec = 0;
+}
+
+/* Refused rivals that went silent past the heartbeat timeout are
+ * forgotten; the others' connected is brought up to date. */
+static void rivals_expire(struct padbus *b, struct pad_state *s, int64_t now) {
+        struct pad_identity *id = &s->pub.identity;
+        bool changed = false;
+
+        for (unsigned k = id->n_rivals; k-- > 0;) {
+                struct pad_rival *r = &id->rivals[k];
+                r->connected = heard(b, s->rivals[k].port, r->last_seen_usec, now);
+                if (r->connected || !r->refused)
+                        continue;
+                log_info("pad %s: the refused device on %s (address %u) went away", s->pub.id,
+                         port_name(s->rivals[k].port), r->address);
+                rival_remove(s, k);
+                changed = true;
+        }
+        if (changed)
+                identity_changed(b, s);
 }
 
 /* ---- presses ------------------------------------------------------------ */
@@ -395,7 +770,7 @@ static void on_event(struct pad_state *s, const struct frame *f, int64_t now) {
 
         if (proto_unpack_event(f, &e) < 0)
                 return;
-        if (event_seen(s, e.event_no)) {
+        if (event_seen(&s->events, e.event_no)) {
                 /* Our ACK was lost, or the event is not durable yet: then
                  * the consumer's ACK is still to come. */
                 s->pub.counters.duplicates++;
@@ -413,6 +788,13 @@ static void on_event(struct pad_state *s, const struct frame *f, int64_t now) {
                 s->pub.counters.bad_buttons++;
                 log_warning("pad %s reported button %u but announced %u buttons; ignored (firmware bug?)",
                             s->pub.id, e.button, s->pub.n_buttons);
+                return;
+        }
+        if (s->pub.identity.conflict) {
+                /* ACKed and dropped (padbus.h, "Identity") */
+                s->pub.identity.presses_dropped++;
+                press_dropped(b, s, s->port, s->pub.address, e.button, now);
+                send_ack(s, e.event_no);
                 return;
         }
 
@@ -444,7 +826,14 @@ static void on_event(struct pad_state *s, const struct frame *f, int64_t now) {
 static void on_sync_reply(struct pad_state *s, const struct frame *f, int64_t now) {
         struct proto_sync_reply m;
 
-        if (proto_unpack_sync_reply(f, &m) < 0 || !s->sync_sent_usec || m.sync_id != s->sync_id)
+        if (proto_unpack_sync_reply(f, &m) < 0)
+                return;
+        if (!s->sync_sent_usec && s->sync_answered && m.sync_id == s->sync_id) {
+                /* A pad answers a SYNC once: this is a second device. */
+                twin_seen(s->port->bus, s, now);
+                return;
+        }
+        if (!s->sync_sent_usec || m.sync_id != s->sync_id)
                 return;         /* late reply to a SYNC given up on */
         /* The reply's delimiter arrives a wire time after its first byte left. */
         int64_t t4 = now - wire_usec(s->port, PROTO_HEADER_LEN + 10 + PROTO_CRC_LEN + 2);
@@ -454,6 +843,7 @@ static void on_sync_reply(struct pad_state *s, const struct frame *f, int64_t no
         else if (v == CLOCK_RESTARTED)
                 s->syncs_ok = 1;        /* sync fast again until the new fit is synced */
         s->sync_sent_usec = 0;
+        s->sync_answered = true;
         s->pub.counters.syncs_answered++;
 }
 
@@ -461,29 +851,29 @@ static void on_frame(void *userdata, const struct frame *f) {
         struct port *p = userdata;
         struct padbus *b = p->bus;
         int64_t now = now_usec();
+        struct device d;
         struct pad_state *s;
 
         if (f->type >= 0x80)
                 return;         /* our own frames echoed by an RS-485 transceiver */
         if (f->type == PROTO_HELLO) {
-                on_hello(p, f);
-                s = NULL;
-                struct proto_hello h;
-                if (proto_unpack_hello(f, &h) == 0)
-                        s = find_by_uid(b, h.uid);
+                d = on_hello(p, f, now);
         } else {
-                s = find_by_address(b, p, f->address);
-                if (!s) {
+                d = find_device(b, p, f->address);
+                if (!d.s) {
                         /* A pad we lost track of (we restarted, it kept its
                          * address): ask it to introduce itself again. */
-                        struct frame r;
-                        proto_pack_empty(&r, PROTO_RESET);
-                        port_send(p, f->address, &r);
+                        send_reset(p, f->address);
                         return;
                 }
         }
-        if (!s)
+        if (!d.s)
                 return;
+        if (d.rival >= 0) {
+                on_rival_frame(b, d.s, (unsigned) d.rival, f, now);
+                return;
+        }
+        s = d.s;
         s->pub.counters.frames++;
         s->pub.last_seen_usec = now;
         s->pub.last_seen_wall_usec = wall_usec();
@@ -530,11 +920,13 @@ static void port_close(struct port *p, const char *why) {
         p->pub.open = false;
         snprintf(p->pub.last_error, sizeof p->pub.last_error, "%s", why);
         p->reopen_at_usec = now_usec() + (int64_t) b->cfg.reopen_ms * USEC_PER_MSEC;
-        for (size_t i = 0; i < b->n_pads; i++)
+        for (size_t i = 0; i < b->n_pads; i++) {
                 if (b->pads[i]->port == p) {
                         b->pads[i]->sync_sent_usec = 0;
                         set_connected(b, b->pads[i], false);
                 }
+                rivals_expire(b, b->pads[i], now_usec());       /* its devices on p are gone */
+        }
 }
 
 static void on_readable(evutil_socket_t fd, short what, void *userdata) {
@@ -626,6 +1018,8 @@ static void tick(struct padbus *b, int64_t now) {
         }
         for (size_t i = 0; i < b->n_pads; i++) {
                 struct pad_state *s = b->pads[i];
+                if (s->pub.identity.n_rivals)
+                        rivals_expire(b, s, now);
                 if (!s->pub.connected)
                         continue;
                 if (now - s->pub.last_seen_usec > timeout) {
@@ -660,6 +1054,10 @@ static int64_t next_deadline(const struct padbus *b, int64_t now) {
         }
         for (size_t i = 0; i < b->n_pads; i++) {
                 const struct pad_state *s = b->pads[i];
+                for (unsigned k = 0; k < s->pub.identity.n_rivals; k++)
+                        if (s->pub.identity.rivals[k].connected)
+                                EARLIER(s->pub.identity.rivals[k].last_seen_usec +
+                                        (int64_t) b->cfg.heartbeat_timeout_ms * USEC_PER_MSEC + 1);
                 if (!s->pub.connected)
                         continue;
                 EARLIER(s->pub.last_seen_usec + (int64_t) b->cfg.heartbeat_timeout_ms * USEC_PER_MSEC + 1);
@@ -733,6 +1131,8 @@ int padbus_new(struct loop *loop, const struct padbus_config *cfg, const struct 
         if (events)
                 b->events = *events;
         b->hook_id = -1;
+        b->conflict_log = (struct ratelimit) { .interval_usec = IDENTITY_LOG_INTERVAL_USEC, .burst = IDENTITY_LOG_BURST };
+        b->drop_log = b->conflict_log;
         r = parse_ports(b, cfg->ports);
         if (r < 0) {
                 padbus_free(b);
@@ -822,8 +1222,82 @@ int padbus_ack(struct padbus *b, const struct pad *pad, uint16_t event_no, bool 
         if (durable)
                 send_ack(s, event_no);
         else
-                event_forget(s, event_no);
+                event_forget(&s->events, event_no);
         return 0;
+}
+
+int padbus_trust(struct padbus *b, const char *id, const char *port_path, const char *who) {
+        struct claim_device rivals[PAD_RIVALS_MAX];
+        struct claim_pad view;
+        struct pad_state *s = NULL;
+        struct port *p = NULL;
+        int64_t now = now_usec();
+        char refused[256] = "";
+        size_t i;
+        int r;
+
+        for (size_t k = 0; k < b->n_pads && !s; k++)
+                if (strcmp(b->pads[k]->pub.id, id) == 0)
+                        s = b->pads[k];
+        if (!s)
+                return -ENOENT;
+        for (size_t k = 0; k < b->n_ports && !p; k++)
+                if (strcmp(b->ports[k].pub.path, port_path) == 0)
+                        p = &b->ports[k];
+        if (!p)
+                return -ENODEV;
+        claim_view(b, s, now, rivals, &view);
+        r = claim_trust(&view, port_index(b, p), &i);
+        if (r < 0)
+                return r;
+        if (i != CLAIM_THE_PAD)
+                promote(b, s, (unsigned) i, now);
+
+        struct pad_identity *idn = &s->pub.identity;
+        for (unsigned k = idn->n_rivals; k-- > 0;) {
+                struct pad_rival *rv = &idn->rivals[k];
+                struct port *rp = s->rivals[k].port;
+                if (rp == p) {
+                        /* On the trusted device's own line: the host cannot
+                         * tell it from that device (claim.h).  If two are
+                         * still there, their SYNC replies say so again. */
+                        rival_remove(s, k);
+                        continue;
+                }
+                if (!rv->refused) {
+                        rv->refused = true;
+                        rv->refused_frames = 0;
+                        if (rv->address && rp->pub.open)
+                                send_reset(rp, rv->address);    /* forget the address: HELLOs are refused */
+                }
+                size_t used = strlen(refused);
+                snprintf(refused + used, sizeof refused - used, "%s%s (address %u)", used ? ", " : "",
+                         rp->pub.path, rv->address);
+        }
+        idn->conflict = false;
+        idn->trusted_port = &p->pub;
+        idn->trusted_wall_usec = wall_usec();
+        log_notice("pad %s: %s trusts the device on %s (address %u)%s%s", s->pub.id,
+                   who && *who ? who : "an operator", p->pub.path, s->pub.address,
+                   refused[0] ? "; refused: " : "", refused);
+        set_connected(b, s, s->pub.address && heard(b, s->port, s->pub.last_seen_usec, now));
+        rivals_expire(b, s, now);
+        identity_changed(b, s);
+        return 0;
+}
+
+void padbus_stats(const struct padbus *b, struct padbus_stats *ret) {
+        *ret = (struct padbus_stats) { 0 };
+        for (size_t i = 0; b && i < b->n_pads; i++) {
+                const struct pad *p = &b->pads[i]->pub;
+                ret->in_conflict += p->identity.conflict;
+                for (unsigned k = 0; k < p->identity.n_rivals; k++)
+                        ret->refused_devices += p->identity.rivals[k].refused;
+                ret->conflicts += p->counters.conflicts;
+                ret->conflict_presses += p->counters.conflict_presses;
+                ret->refused_frames += p->counters.refused_frames;
+                ret->moves += p->counters.moves;
+        }
 }
 
 int padbus_identify(struct padbus *b, const char *id) {

@@ -13,6 +13,43 @@
  * model — and is "connected" again when it is heard from.  A HELLO gets an
  * ASSIGN (the pad's previous address on that port when it is free).
  *
+ * Identity (hardware/claim.h; docs/protocol.md section 5, "One uid, two
+ * devices").  A device is known by its port and its address there.  A HELLO
+ * naming a uid that is connected on another port (heard within
+ * heartbeat_timeout_ms) is a second device claiming that pad: an identity
+ * conflict.  A pad that was gone (silent past the timeout, or its port
+ * closed) and says HELLO on another port has moved: no conflict, it is the
+ * pad there from now on (counted in moves).  Two devices with one uid on
+ * one line take the same address (ASSIGN names the uid); two replies to
+ * one SYNC give them away, and the second is recorded as a rival on the
+ * same port and address.
+ *
+ *            a HELLO from another port while connected,
+ *            or two replies to one SYNC                    one more device:
+ *   NORMAL ----------------------------------> CONFLICT <- one more rival
+ *     ^                                         |    ^
+ *     |                     padbus_trust(port)  |    | a new device while
+ *     |                                         v    | connected
+ *     +--- every refused device went away --- RESOLVED (the others refused;
+ *                                                       padbus_trust again
+ *                                                       changes the decision)
+ *
+ * In a conflict no device is trusted: the rivals are assigned addresses (so
+ * that they can be watched, and an operator can press a button on one and
+ * see which port it is on), their presses and the pad's own are ACKed and
+ * dropped — never delivered to either callback — and counted.  ACKed: a
+ * press the host refuses is ACKed, as one for a button the pad does not
+ * have is (docs/protocol.md section 7); left unACKed, both devices would
+ * retransmit every 200 ms, fill their queues, and hand the trusted one's
+ * queued presses, minutes old, to the judge the moment the conflict ends.
+ * The conflict lasts, whatever the devices do, until an operator trusts
+ * the device on one port (padbus_trust): it is the pad from then on; every
+ * other device is refused — RESET, never assigned again, its HELLOs and
+ * frames counted — until it goes silent past the heartbeat timeout (then
+ * it is forgotten: if it returns while the pad is connected, that is a new
+ * conflict) or an operator trusts it instead.  Conflicts, dropped presses
+ * and refused frames are logged, at most 10 lines a minute of each kind.
+ *
  * Presses: a PRESS is ACKed once it is durable (docs/protocol.md section
  * 5): at once, unless the events.received consumer takes the ACK over and
  * calls padbus_ack() when what the press made is stored.  Presses are
@@ -72,9 +109,39 @@ struct pad_counters {
         uint64_t syncs_sent, syncs_answered, sync_timeouts;
         uint64_t pad_rx_errors;         /* frames the pad dropped, from its heartbeat */
         uint64_t reconnects;            /* connected again after being gone */
+        uint64_t moves;                 /* came back on another port while gone */
+        uint64_t conflicts;             /* identity conflicts begun over its uid */
+        uint64_t conflict_presses;      /* presses ACKed and dropped in a conflict, any device's */
+        uint64_t refused_frames;        /* HELLOs and frames from devices an operator refused */
 };
 
+/* A device other than the pad's own that says it is the pad. */
+#define PAD_RIVALS_MAX 4
+
 struct padbus_port;
+
+struct pad_rival {
+        const struct padbus_port *port;
+        uint8_t address;                /* its address on that port; 0: none free */
+        bool connected;                 /* heard within heartbeat_timeout_ms on an open port */
+        bool refused;                   /* an operator trusted another device */
+        bool same_line;                 /* a second reply to one SYNC: shares the pad's port and address */
+        int64_t last_seen_usec;         /* CLOCK_MONOTONIC */
+        int64_t last_seen_wall_usec;
+        uint64_t presses_dropped;       /* its presses dropped in a conflict */
+        uint64_t refused_frames;        /* its frames refused since it was refused */
+};
+
+struct pad_identity {
+        bool conflict;                  /* devices contest the uid: none is trusted */
+        int64_t since_usec;             /* when the conflict began (CLOCK_MONOTONIC) */
+        int64_t since_wall_usec;
+        uint64_t presses_dropped;       /* the pad's own device's presses dropped in conflicts */
+        struct pad_rival rivals[PAD_RIVALS_MAX];        /* contesting, then refused */
+        unsigned n_rivals;
+        const struct padbus_port *trusted_port;         /* the operator's last decision; NULL: none */
+        int64_t trusted_wall_usec;
+};
 
 struct pad {
         uint64_t uid;
@@ -90,6 +157,7 @@ struct pad {
         int64_t last_seen_wall_usec;    /* CLOCK_REALTIME, for display */
         struct clock_model clock;
         struct pad_counters counters;
+        struct pad_identity identity;
 };
 
 struct padbus_port {
@@ -120,13 +188,18 @@ struct pad_press {
 struct padbus_events {
         void (*added)(void *userdata, const struct pad *pad);     /* connected (again) */
         void (*removed)(void *userdata, const struct pad *pad);   /* disconnected */
-        /* A new press, at once (not a duplicate, not a bad button): seq 0,
+        /* A new press, at once (not a duplicate, not a bad button, not from
+         * a pad in an identity conflict): seq 0,
          * late false.  Returns true to hold its ACK: the consumer then
          * calls padbus_ack(press->pad, press->event_no) exactly once.
          * False: the driver ACKs it now.  May be NULL. */
         bool (*received)(void *userdata, const struct pad_press *press);
         /* The same press settle_us later, in the ordered stream.  May be NULL. */
         void (*pressed)(void *userdata, const struct pad_press *press);
+        /* Its identity changed: a conflict began or one more device joined
+         * it, an operator decided, a refused device went away.  (A pad that
+         * moved is added again, with its new port.)  May be NULL. */
+        void (*identity)(void *userdata, const struct pad *pad);
         void *userdata;
 };
 
@@ -147,6 +220,22 @@ const struct padbus_port *padbus_port(const struct padbus *b, size_t i);
  * retransmission is delivered as a new press.  -ENOENT when the pad has
  * restarted since (its event numbers started over): nothing is sent. */
 int padbus_ack(struct padbus *b, const struct pad *pad, uint16_t event_no, bool durable);
+
+/* An operator ends an identity conflict (or changes an earlier decision):
+ * the device on port_path (one of [pads] ports) is the pad; every other
+ * device claiming its uid is refused.  who (may be NULL) goes in the log.
+ * 0; -ENOENT unknown id; -ENODEV no such port; -EALREADY nothing to decide
+ * (no conflict, no refused device); -ESRCH no device on that port claims
+ * the uid. */
+int padbus_trust(struct padbus *b, const char *id, const char *port_path, const char *who);
+
+/* Totals over every pad, for /v1/status. */
+struct padbus_stats {
+        unsigned in_conflict;           /* pads in an identity conflict now */
+        unsigned refused_devices;       /* devices refused now */
+        uint64_t conflicts, conflict_presses, refused_frames, moves;    /* since start */
+};
+void padbus_stats(const struct padbus *b, struct padbus_stats *ret);
 
 /* Blinks every button of the pad for a few seconds and sounds its buzzer.
  * -ENOENT unknown id, -ENOTCONN not connected. */

@@ -555,9 +555,10 @@ static void the_bash_completion_offers_nouns_verbs_options_and_choices(void **st
                                 "t arbiterctl pla; t arbiterctl players \"\"; t arbiterctl tokens create bob \"\"; "
                                 "t arbiterctl tournaments state 7 r; t arbiterctl registrations check-in --tou; "
                                 "t arbiterctl --json stages add -t 1 pod; t arbiterctl --token-file \"%s/docs/man/arbiterctl.\"; "
-                                "t arbiterctl leaderboards show x --system \"\"'",
+                                "t arbiterctl leaderboards show x --system \"\"; "
+                                "t arbiterctl pads trust 0000000000001000 \"%s/docs/man/arbiterctl.\"'",
                                 harness_env("ARBITER_TEST_BUILD"), harness_env("ARBITER_TEST_ROOT"),
-                                harness_env("ARBITER_TEST_ROOT"));
+                                harness_env("ARBITER_TEST_ROOT"), harness_env("ARBITER_TEST_ROOT"));
         assert_non_null(strstr(out, "[players]\n"));
         assert_non_null(strstr(out, "[list show add update retire ratings]\n"));
         assert_non_null(strstr(out, "[admin referee display]\n"));
@@ -566,6 +567,8 @@ static void the_bash_completion_offers_nouns_verbs_options_and_choices(void **st
         assert_non_null(strstr(out, "[pod_swiss]\n"));
         assert_non_null(strstr(out, "/docs/man/arbiterctl.1]\n"));
         assert_non_null(strstr(out, "[openskill glicko2]\n"));
+        /* pads trust PAD PORT: a port is a file name (a device) */
+        assert_non_null(strstr(strstr(out, "[openskill glicko2]\n"), "/docs/man/arbiterctl.1]\n"));
         free(out);
 }
 
@@ -770,7 +773,8 @@ static void tables_pads_games_and_the_server(void **state) {
         /* no pads on this daemon: the header alone */
         CTL(&r, NULL, "pads", "list");
         expect(&r, OK);
-        assert_string_equal(r.out, "ID  KIND  BUTTONS  CONNECTED  PORT  ADDRESS  SYNCED  PRESSES  LAST_SEEN_AGO_MS\n");
+        assert_string_equal(r.out, "ID  KIND  BUTTONS  CONNECTED  PORT  ADDRESS  SYNCED  PRESSES  LAST_SEEN_AGO_MS  "
+                                   "CONFLICT\n");
         run_done(&r);
         t = JSON(NULL, "pads", "list");
         assert_int_equal(json_array_size(json_object_get(t, "items")), 0);
@@ -778,6 +782,8 @@ static void tables_pads_games_and_the_server(void **state) {
         EXPECT(NOT_FOUND, NULL, "pads", "show", "00000000c7100001");
         EXPECT(NOT_FOUND, referee, "pads", "identify", "00000000c7100001");
         EXPECT(AUTH, NULL, "pads", "identify", "00000000c7100001");
+        EXPECT(NOT_FOUND, referee, "pads", "trust", "00000000c7100001", "/dev/ttyUSB0");
+        EXPECT(AUTH, NULL, "pads", "trust", "00000000c7100001", "/dev/ttyUSB0");
 
         CTL(&r, NULL, "games", "list");
         expect(&r, OK);
@@ -1534,6 +1540,12 @@ static void pads_on_a_simulated_line(void **state) {
         child_finish(&w, 0, &r);
         expect(&r, OK);
         assert_non_null(strstr(r.out, "blinking"));
+        run_done(&r);
+        /* one device, one pad: nothing to decide */
+        const char *trust[] = { "--url", d.url, "--token", referee, "pads", "trust", "0000000000001000", link, NULL };
+        child_start(&w, NULL, trust);
+        child_finish(&w, 0, &r);
+        expect(&r, CONFLICT);
         run_done(&r);
 
         assert_int_equal(daemon_stop(&d, SIGTERM, NULL), 0);

@@ -62,6 +62,8 @@ static void usage(FILE *f) {
                 "                             \"doesn't fit\"); a slap pad has 1, a referee keypad 16\n"
                 "      --uid-base U           uids U, U+1, ... (decimal or 0x hex; default from\n"
                 "                             --seed)\n"
+                "      --uids LIST            one uid per pad, e.g. 0x1000,0x1000 (sets --pads);\n"
+                "                             the same uid twice is two devices claiming one pad\n"
                 "\n"
                 "Clocks: pad_time = (now - start) * (1 + drift_ppm/1e6) + offset_us\n"
                 "                   + clock_start, modulo 2^32\n"
@@ -134,6 +136,21 @@ static int parse_double_list(const char *s, double min, double max, double *out,
         return n > 0 ? (int) n : -EINVAL;
 }
 
+/* Splits a comma list of non-zero uids; returns how many. */
+static int parse_uid_list(const char *s, uint64_t *out, unsigned n_max) {
+        char buf[4096], *save = NULL, *tok;
+        unsigned n = 0;
+
+        if (snprintf(buf, sizeof buf, "%s", s) >= (int) sizeof buf)
+                return -E2BIG;
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (n >= n_max || number_parse_u64(tok, 1, UINT64_MAX, &out[n]) < 0)
+                        return -EINVAL;
+                n++;
+        }
+        return n > 0 ? (int) n : -EINVAL;
+}
+
 static int parse_kind(const char *s, uint8_t *ret) {
         if (strcmp(s, "buttons") == 0)
                 *ret = PROTO_KIND_BUTTONS;
@@ -173,7 +190,7 @@ static uint64_t default_seed(void) {
 
 int main(int argc, char **argv) {
         enum {
-                OPT_KINDS = 0x100, OPT_UID_BASE, OPT_OFFSET, OPT_DRIFT, OPT_CLOCK_START, OPT_NO_CLOCK,
+                OPT_KINDS = 0x100, OPT_UID_BASE, OPT_UIDS, OPT_OFFSET, OPT_DRIFT, OPT_CLOCK_START, OPT_NO_CLOCK,
                 OPT_DELAY, OPT_JITTER, OPT_DROP, OPT_BITFLIP, OPT_GARBAGE, OPT_PORT, OPT_LINK, OPT_SCRIPT,
                 OPT_KEYBOARD, OPT_BOTS, OPT_BOT_PERIOD, OPT_SEED, OPT_EVENTS, OPT_VERSION,
         };
@@ -183,6 +200,7 @@ int main(int argc, char **argv) {
                 { "kinds",         required_argument, NULL, OPT_KINDS },
                 { "buttons",       required_argument, NULL, 'b' },
                 { "uid-base",      required_argument, NULL, OPT_UID_BASE },
+                { "uids",          required_argument, NULL, OPT_UIDS },
                 { "offset-us",     required_argument, NULL, OPT_OFFSET },
                 { "drift-ppm",     required_argument, NULL, OPT_DRIFT },
                 { "clock-start",   required_argument, NULL, OPT_CLOCK_START },
@@ -209,7 +227,8 @@ int main(int argc, char **argv) {
         static struct sim_options opt;
         static double offsets[SIM_MAX_PADS], drifts[SIM_MAX_PADS];
         static uint8_t kinds[SIM_MAX_PADS];
-        int n_offsets = 1, n_drifts = 1, n_kinds = 0;
+        static uint64_t uids[SIM_MAX_PADS];
+        int n_offsets = 1, n_drifts = 1, n_kinds = 0, n_uids = 0;
         uint64_t n_pads = 0, buttons = DEFAULT_BUTTONS, uid_base = 0, clock_start = 0, v;
         uint64_t bot_period_ms = DEFAULT_BOT_PERIOD_MS;
         bool have_uid = false, have_seed = false, no_clock = false;
@@ -243,6 +262,14 @@ int main(int argc, char **argv) {
                 case OPT_UID_BASE:
                         if (number_parse_u64(optarg, 1, UINT64_MAX - SIM_MAX_PADS, &uid_base) < 0)
                                 return usage_error("--uid-base needs a non-zero 64-bit number, not \"%s\"", optarg);
+                        have_uid = true;
+                        n_uids = 0;
+                        break;
+                case OPT_UIDS:
+                        n_uids = parse_uid_list(optarg, uids, SIM_MAX_PADS);
+                        if (n_uids < 0)
+                                return usage_error("--uids is a comma list of non-zero 64-bit numbers (at most %d), "
+                                                   "not \"%s\"", SIM_MAX_PADS, optarg);
                         have_uid = true;
                         break;
                 case OPT_OFFSET:
@@ -340,7 +367,12 @@ int main(int argc, char **argv) {
 
         if (n_kinds > 0 && n_pads && n_pads != (uint64_t) n_kinds)
                 return usage_error("--kinds names %d pads but --pads says %" PRIu64, n_kinds, n_pads);
-        opt.n_pads = n_kinds > 0 ? (unsigned) n_kinds : n_pads ? (unsigned) n_pads : DEFAULT_PADS;
+        if (n_uids > 0 && n_pads && n_pads != (uint64_t) n_uids)
+                return usage_error("--uids names %d pads but --pads says %" PRIu64, n_uids, n_pads);
+        if (n_uids > 0 && n_kinds > 0 && n_uids != n_kinds)
+                return usage_error("--uids names %d pads but --kinds %d", n_uids, n_kinds);
+        opt.n_pads = n_kinds > 0 ? (unsigned) n_kinds : n_uids > 0 ? (unsigned) n_uids
+                   : n_pads ? (unsigned) n_pads : DEFAULT_PADS;
         if (n_offsets > 1 && (unsigned) n_offsets != opt.n_pads)
                 return usage_error("--offset-us has %d values for %u pads: give one, or one per pad", n_offsets,
                                    opt.n_pads);
@@ -360,7 +392,7 @@ int main(int argc, char **argv) {
         opt.bot_period_us = (int64_t) bot_period_ms * USEC_PER_MSEC;
         for (unsigned i = 0; i < opt.n_pads; i++) {
                 struct pad_config *p = &opt.pads[i];
-                p->uid = uid_base + i;
+                p->uid = n_uids > 0 ? uids[i] : uid_base + i;
                 p->kind = n_kinds > 0 ? kinds[i] : kind;
                 p->n_buttons = p->kind == PROTO_KIND_SLAP ? 1 :
                                p->kind == PROTO_KIND_REFEREE ? REFEREE_KEYS : (uint8_t) buttons;

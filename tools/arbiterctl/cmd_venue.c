@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tools/arbiterctl/commands.h"
+#include "tools/arbiterctl/complete.h"
 #include "tools/arbiterctl/http.h"
 
 /* docs/openapi.yaml, Seat: 1..8 seats at a table. */
@@ -68,6 +69,18 @@ static const struct column seat_cols[] = {
         { "BUTTONS", "buttons", NULL, false },
 };
 
+/* "-" or the ports of the devices contesting the pad's uid. */
+static void conflict_cell(const json_t *pad, char *buf, size_t size) {
+        const json_t *port;
+        size_t i;
+
+        buf[0] = '\0';
+        json_array_foreach(json_object_get(json_object_get(pad, "conflict"), "ports"), i, port)
+                out_append(buf, size, "%s%s", i ? " " : "", json_string_value(port) ? json_string_value(port) : "?");
+        if (!buf[0])
+                snprintf(buf, size, "-");
+}
+
 static const struct column pad_cols[] = {
         { "ID", "id", NULL, false },
         { "KIND", "kind", NULL, false },
@@ -78,6 +91,7 @@ static const struct column pad_cols[] = {
         { "SYNCED", "clock.synced", NULL, false },
         { "PRESSES", "counters.presses", NULL, true },
         { "LAST_SEEN_AGO_MS", "last_seen_ago_ms", NULL, true },
+        { "CONFLICT", NULL, conflict_cell, false },
 };
 
 static const struct column port_cols[] = {
@@ -310,6 +324,33 @@ static int pads_identify(struct ctl *c, const struct args *a) {
         return st ? st : cmd_print(c, p, show_identified);
 }
 
+static void show_trusted(const json_t *p) {
+        const json_t *refused = json_object_get(p, "refused"), *d;
+        size_t i;
+
+        printf("pad %s: the device on %s is the pad\n",
+               json_string_value(json_object_get(p, "id")) ? json_string_value(json_object_get(p, "id")) : "?",
+               json_string_value(json_object_get(p, "port")) ? json_string_value(json_object_get(p, "port")) : "?");
+        json_array_foreach(refused, i, d)
+                printf("refused: the device on %s\n",
+                       json_string_value(json_object_get(d, "port")) ? json_string_value(json_object_get(d, "port")) : "?");
+}
+
+static int pads_trust(struct ctl *c, const struct args *a) {
+        char path[HTTP_PATH_MAX];
+        json_t *body, *p;
+        int st;
+
+        if (pad_path(path, a, "/trust") < 0)
+                return ctl_fail(CTL_EXIT_USAGE, "PAD: too long");
+        body = json_pack("{s:s}", "port", a->pos[1]);
+        if (!body)
+                return ctl_fail(CTL_EXIT_ERROR, "out of memory");
+        st = http_send_json(c, "POST", path, body, &p);
+        json_decref(body);
+        return st ? st : cmd_print(c, p, show_trusted);
+}
+
 /* --- games --- */
 
 static int games_list(struct ctl *c, const struct args *a) {
@@ -411,6 +452,12 @@ static const struct verb pad_verbs[] = {
         { "show", "PAD", 1, 1, NULL, "one pad: clock, counters", "GET /v1/pads/{id} (display)", NULL, NULL, pads_show },
         { "identify", "PAD", 1, 1, NULL, "blink and beep a pad, to find it on the table",
           "POST /v1/pads/{id}/identify (referee)", NULL, NULL, pads_identify },
+        { "trust", "PAD PORT", 2, 2, COMPLETE_FILES, "end an identity conflict: the device on PORT is the pad",
+          "POST /v1/pads/{id}/trust (referee)",
+          "When two devices claim one pad (its CONFLICT column lists their ports), none is\n"
+          "trusted and their presses are dropped.  PORT, as [pads] ports names it, is the\n"
+          "line of the real pad; the other devices are refused until they are unplugged.\n",
+          NULL, pads_trust, 1 },
         { NULL },
 };
 
