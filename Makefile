@@ -128,7 +128,7 @@ bench: deps
 # scene is a new script (tests/soak/run.sh runs them all).
 SOAK_SECONDS ?= 600
 soak: deps
-	$(Q)$(MAKE) --no-print-directory build $(LOADGEN)
+	$(Q)$(MAKE) --no-print-directory build $(LOADGEN) $(CHAOS_TEST) $(TEST_DAEMON) $(FAULT_LIB)
 	$(Q)SOAK_SECONDS=$(SOAK_SECONDS) tests/soak/run.sh $(BUILD)
 
 # libFuzzer targets (clang): each runs FUZZ_SECONDS on its corpus in
@@ -227,6 +227,14 @@ $(GAME_OBJS): $(BUILD)/%.o: %.c
 	$(Q)$(CC) $(BASEFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/integration/%: $(BUILD)/tests/integration/%.o $(INTEG_LIB) $(LIB)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) $(TEST_LIBS) -lm
+
+# The chaos scenes replay every game's matches themselves (tests/integration/
+# chaos.h): the test registry's games come before the library, as in the
+# test daemon.
+CHAOS_TEST := $(BUILD)/tests/integration/test_chaos
+$(CHAOS_TEST): $(BUILD)/tests/integration/test_chaos.o $(INTEG_LIB) $(GAME_OBJS) $(LIB)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) $(TEST_LIBS) -lm
 
