@@ -9,8 +9,10 @@
  *      order whatever order the caller listed the results of a round in;
  *   2. per entrant, the figures that need only its own history (points,
  *      W/D/L, cumulative, games, placements);
- *   3. per entrant, the figures that read its opponents' totals (Buchholz
- *      family, Sonneborn-Berger, OMW%, OGW%) and the seat-adjusted score;
+ *   3. per entrant, the adjusted scores its opponents count in the Buchholz
+ *      family (FIDE) and in the modified median (US Chess), then the
+ *      figures that read its opponents' totals (Buchholz family, modified
+ *      median, Sonneborn-Berger, OMW%, OGW%) and the seat-adjusted score;
  *   4. the ordering, one key at a time: sort by points, then within every
  *      group still equal sort by the next tie-break.  Direct encounter is
  *      computed there, because its value depends on who is still tied. */
@@ -46,6 +48,26 @@ struct st_acc {
         int     place_n;
         double  expected;       /* the seat averages of the tables sat at, + byes */
         double  mw, gw;         /* floored */
+        int     last_round;     /* of its last table or bye; 0 if none */
+        /* rounds not played: byes, and tables where it forfeited or every
+         * other participant did; and the points they gave it */
+        int     unplayed;
+        double  unplayed_points;
+        int     missed;         /* dropped: its rounds after last_round, up to the stage's last */
+        double  abh;            /* FIDE's adjusted score (C.07 art. 16.3): P + draw × missed */
+        double  usa;            /* US Chess's adjusted score (34E): unplayed rounds count as draws */
+};
+
+/* Values of the Buchholz family or the modified median: a meeting with an
+ * opponent, or an unplayed round standing for one (docs/tournaments.md,
+ * "The Buchholz family and unplayed rounds"), `count` times: the rounds a
+ * dropped entrant missed are one entry, however many. */
+struct st_bval {
+        double  fide;           /* the opponent's abh, or the entrant's own points */
+        double  usa;            /* the opponent's usa, or 0 */
+        bool    vur;            /* an unplayed round the entrant chose: cut first (C.07 art. 16.5) */
+        int     count;          /* 1, or the rounds missed */
+        int     cut;            /* how many of them are cut (scratch) */
 };
 
 struct st_ctx {
@@ -59,6 +81,10 @@ struct st_ctx {
         int             stamp;
         double          *de_points;     /* direct encounter: points within the group */
         int             key;            /* the sort key: −1 points, else a tie-break index */
+        int             last_round;     /* R: the stage's last round so far */
+        double          draw;           /* a draw's points (docs: "Unplayed rounds") */
+        double          best;           /* the most one table gives one participant */
+        struct st_bval  *bv;            /* scratch: one entrant's values */
 };
 
 static int st_fail(struct tour_points_error *ret_err, int r, const char *message, const char *field_fmt, ...)
@@ -89,6 +115,9 @@ static const char *const st_tb_names[] = {
         [TOUR_TB_OGW]                   = "ogw",
         [TOUR_TB_PLACEMENT_AVG]         = "placement_avg",
         [TOUR_TB_SEAT_ADJUSTED]         = "seat_adjusted",
+        [TOUR_TB_MEDIAN1]               = "median1",
+        [TOUR_TB_MEDIAN2]               = "median2",
+        [TOUR_TB_MODIFIED_MEDIAN]       = "modified_median",
 };
 #define ST_TB_COUNT ((int) (sizeof st_tb_names / sizeof st_tb_names[0]))
 
@@ -264,9 +293,12 @@ static void st_own(struct st_ctx *ctx, int e, int last_round) {
                 const struct st_event *ev = &ctx->ev[x];
                 double pts;
 
+                a->last_round = ev->round;
                 if (ev->result < 0) {
                         pts = in->points->bye;
                         a->byes++;
+                        a->unplayed++;
+                        a->unplayed_points += pts;
                         a->games += TOUR_STANDINGS_BYE_GAMES;
                         a->game_points += TOUR_STANDINGS_MTG_WIN * TOUR_STANDINGS_BYE_GAMES;
                         a->expected += pts;
@@ -274,9 +306,15 @@ static void st_own(struct st_ctx *ctx, int e, int last_round) {
                         const struct tour_result *r = &in->results[ev->result];
                         int outcome = tour_points_outcome(r, ev->seat);
                         double sum = 0.0;
-                        bool scored = true;
+                        bool scored = true, met = false;
 
                         pts = ctx->award[(size_t) ev->result * TOUR_MAX_SEATS + ev->seat];
+                        for (int j = 0; j < r->n; j++)
+                                met |= j != ev->seat && !r->forfeit[j];
+                        if (r->forfeit[ev->seat] || !met) {
+                                a->unplayed++;
+                                a->unplayed_points += pts;
+                        }
                         a->played++;
                         a->won += outcome == TOUR_POINTS_WON;
                         a->drawn += outcome == TOUR_POINTS_DREW;
@@ -315,41 +353,168 @@ static void st_own(struct st_ctx *ctx, int e, int last_round) {
 
 /* ---- Step 3: what the opponents bring. */
 
+/* The draw and the best of one table (ctx->draw, ctx->best), at the largest
+ * table size of the stage (a duel when there is no result): what each
+ * participant gets when the whole table ties, and what its sole winner
+ * gets.  WDL: draw and win at any size; PLACEMENT: the mean of the places
+ * and first place.  Both 0 when the configuration has no table for that
+ * size (PLACEMENT TABLE without results). */
+static void st_draw_and_best(struct st_ctx *ctx) {
+        const struct tour_standings_input *in = ctx->in;
+        struct tour_result t = { .round = 1, .n = 2 };
+        double pts[TOUR_MAX_SEATS];
+
+        for (size_t i = 0; i < in->n_results; i++)
+                if (in->results[i].n > t.n)
+                        t.n = in->results[i].n;
+        for (int j = 0; j < t.n; j++) {
+                t.entrant[j] = j;
+                t.rank[j] = 1;
+        }
+        ctx->draw = tour_points_award(in->points, &t, pts, NULL) > 0 ? pts[0] : 0.0;
+        for (int j = 0; j < t.n; j++)
+                t.rank[j] = j + 1;
+        ctx->best = tour_points_award(in->points, &t, pts, NULL) > 0 ? pts[0] : 0.0;
+}
+
+/* The adjusted scores entrant e brings to its opponents' values.  FIDE
+ * (C.07 art. 16.3): the rounds a dropped entrant missed after its last
+ * count as draws.  US Chess (34E): every unplayed round counts as a draw —
+ * byes, forfeits won or lost, the rounds missed after dropping. */
+static void st_adjusted(struct st_ctx *ctx, int e) {
+        struct st_acc *a = &ctx->acc[e];
+
+        a->missed = ctx->in->dropped && ctx->in->dropped[e] && a->last_round < ctx->last_round
+                    ? ctx->last_round - a->last_round : 0;
+        a->abh = a->points + ctx->draw * a->missed;
+        a->usa = a->points - a->unplayed_points + ctx->draw * (a->unplayed + a->missed);
+}
+
+/* How many entries entrant e's values take: one per other participant at
+ * every table, one per bye, one for all the rounds missed after dropping. */
+static size_t st_bvals_count(const struct st_ctx *ctx, int e) {
+        size_t m = ctx->acc[e].missed > 0;
+
+        for (size_t x = ctx->first[e]; x < ctx->first[e + 1]; x++)
+                m += ctx->ev[x].result < 0 ? 1 : (size_t) ctx->in->results[ctx->ev[x].result].n - 1;
+        return m;
+}
+
+/* Fills ctx->bv with entrant e's values in its canonical order (rounds,
+ * then seats, then the rounds missed) and returns how many. */
+static size_t st_bvals(struct st_ctx *ctx, int e) {
+        const struct tour_standings_input *in = ctx->in;
+        const struct st_acc *a = &ctx->acc[e];
+        size_t m = 0;
+
+        for (size_t x = ctx->first[e]; x < ctx->first[e + 1]; x++) {
+                const struct st_event *ev = &ctx->ev[x];
+                const struct tour_result *r;
+
+                if (ev->result < 0) {
+                        /* a bye: a dummy opponent holding the entrant's own points */
+                        ctx->bv[m++] = (struct st_bval) { .fide = a->points, .usa = 0.0, .vur = false, .count = 1 };
+                        continue;
+                }
+                r = &in->results[ev->result];
+                for (int j = 0; j < r->n; j++) {
+                        const struct st_acc *o = &ctx->acc[r->entrant[j]];
+
+                        if (j == ev->seat)
+                                continue;
+                        if (r->forfeit[ev->seat] || r->forfeit[j])
+                                /* not played: the dummy again; the entrant's own
+                                 * forfeit is a round it chose not to play */
+                                ctx->bv[m++] = (struct st_bval) { .fide = a->points, .usa = 0.0,
+                                                                  .vur = r->forfeit[ev->seat], .count = 1 };
+                        else
+                                ctx->bv[m++] = (struct st_bval) { .fide = o->abh, .usa = o->usa, .vur = false,
+                                                                  .count = 1 };
+                }
+        }
+        if (a->missed > 0)
+                ctx->bv[m++] = (struct st_bval) { .fide = a->points, .usa = 0.0, .vur = true, .count = a->missed };
+        return m;
+}
+
+/* The sum of the values in v[0..m) (fide or usa) without `low` low values
+ * and `high` high ones.  With vur_first, the low cuts take the entrant's
+ * own unplayed rounds first (C.07 art. 16.5).  Fewer values than cuts: the
+ * low cuts come first and the sum is 0.  Among equal values the first is
+ * cut; the sum adds the rest in order, so it is the same bits for the same
+ * input. */
+static double st_cut(struct st_bval *v, size_t m, bool usa, int low, int high, bool vur_first) {
+        double sum = 0.0;
+
+        for (size_t i = 0; i < m; i++)
+                v[i].cut = 0;
+        for (int k = 0; k < low + high; k++) {
+                bool want_low = k < low;
+                size_t best = m;
+
+                for (int pass = want_low && vur_first ? 0 : 1; pass < 2 && best == m; pass++)
+                        for (size_t i = 0; i < m; i++) {
+                                double x, y;
+
+                                if (v[i].cut == v[i].count || (pass == 0 && !v[i].vur))
+                                        continue;
+                                if (best == m) {
+                                        best = i;
+                                        continue;
+                                }
+                                x = usa ? v[i].usa : v[i].fide;
+                                y = usa ? v[best].usa : v[best].fide;
+                                if (want_low ? x < y : x > y)
+                                        best = i;
+                        }
+                if (best == m)
+                        break;          /* nothing left */
+                v[best].cut++;
+        }
+        for (size_t i = 0; i < m; i++)
+                if (v[i].cut < v[i].count)
+                        sum += (double) (v[i].count - v[i].cut) * (usa ? v[i].usa : v[i].fide);
+        return sum;
+}
+
+/* US Chess rule 34E1: a plus score cuts the lowest, an even score (exactly
+ * half the most the stage's rounds could give) the lowest and the highest,
+ * a minus score the highest; two of each from nine rounds on. */
+static double st_modified_median(struct st_ctx *ctx, int e, size_t m) {
+        int k = ctx->last_round >= 9 ? 2 : 1;
+        double own = st_q(ctx->acc[e].points), half = st_q(ctx->last_round * ctx->best / 2.0);
+
+        if (own > half)
+                return st_cut(ctx->bv, m, true, k, 0, false);
+        if (own < half)
+                return st_cut(ctx->bv, m, true, 0, k, false);
+        return st_cut(ctx->bv, m, true, k, k, false);
+}
+
 static void st_opponents(struct st_ctx *ctx, int e) {
         const struct tour_standings_input *in = ctx->in;
         const struct st_acc *a = &ctx->acc[e];
-        double buch = 0.0, lo = 0.0, hi = 0.0, sb = 0.0, omw = 0.0, ogw = 0.0;
-        int met = 0, opps = 0;
+        double sb = 0.0, omw = 0.0, ogw = 0.0;
+        size_t m = st_bvals(ctx, e);
+        int opps = 0;
 
         for (size_t x = ctx->first[e]; x < ctx->first[e + 1]; x++) {
                 const struct st_event *ev = &ctx->ev[x];
 
                 if (ev->result < 0) {
-                        /* a bye is a won meeting with a virtual opponent whose
-                         * points are the entrant's own */
-                        double v = a->points;
-
-                        lo = met == 0 || v < lo ? v : lo;
-                        hi = met == 0 || v > hi ? v : hi;
-                        buch += v;
-                        sb += v;
-                        met++;
+                        /* Sonneborn-Berger: a bye is a won meeting with a
+                         * virtual opponent whose points are the entrant's own */
+                        sb += a->points;
                         continue;
                 }
                 const struct tour_result *r = &in->results[ev->result];
                 for (int j = 0; j < r->n; j++) {
                         const struct st_acc *o;
-                        double v;
 
                         if (j == ev->seat)
                                 continue;
                         o = &ctx->acc[r->entrant[j]];
-                        v = o->points;
-                        lo = met == 0 || v < lo ? v : lo;
-                        hi = met == 0 || v > hi ? v : hi;
-                        buch += v;
-                        sb += st_pairwise(r, ev->seat, j) * v;
-                        met++;
+                        sb += st_pairwise(r, ev->seat, j) * o->points;
                         omw += o->mw;
                         ogw += o->gw;
                         opps++;
@@ -361,13 +526,20 @@ static void st_opponents(struct st_ctx *ctx, int e) {
 
                 switch (in->tiebreaks[k]) {
                 case TOUR_TB_BUCHHOLZ:
-                        v = buch;
+                        v = st_cut(ctx->bv, m, false, 0, 0, true);
                         break;
                 case TOUR_TB_CUT1:
-                        v = met >= 1 ? buch - lo : 0.0;
+                        v = st_cut(ctx->bv, m, false, 1, 0, true);
                         break;
                 case TOUR_TB_MEDIAN:
-                        v = met >= 2 ? buch - lo - hi : 0.0;
+                case TOUR_TB_MEDIAN1:
+                        v = st_cut(ctx->bv, m, false, 1, 1, true);
+                        break;
+                case TOUR_TB_MEDIAN2:
+                        v = st_cut(ctx->bv, m, false, 2, 2, true);
+                        break;
+                case TOUR_TB_MODIFIED_MEDIAN:
+                        v = st_modified_median(ctx, e, m);
                         break;
                 case TOUR_TB_SONNEBORN_BERGER:
                         v = sb;
@@ -513,7 +685,7 @@ int tour_standings_compute(const struct tour_standings_input *in, struct tour_st
                            struct tour_points_error *ret_err) {
         struct st_ctx ctx = { .in = in };
         struct st_event *ev = NULL;
-        size_t *first = NULL, n_ev = 0, n;
+        size_t *first = NULL, n_ev = 0, n, max_bvals = 0;
         double *award = NULL, (*seat_sum)[TOUR_MAX_SEATS] = NULL;
         int (*seat_cnt)[TOUR_MAX_SEATS] = NULL;
         int *order = NULL, *by_round = NULL, *res_tmp = NULL, last_round = 0, r;
@@ -607,7 +779,21 @@ int tour_standings_compute(const struct tour_standings_input *in, struct tour_st
                         ctx.acc[ev[x].entrant].expected += seat_sum[size][seat] / seat_cnt[size][seat];
                 }
 
-        /* 3. what opponents bring */
+        /* 3. the adjusted scores, then what opponents bring */
+        ctx.last_round = last_round;
+        st_draw_and_best(&ctx);
+        for (size_t e = 0; e < n; e++) {
+                size_t m;
+
+                st_adjusted(&ctx, (int) e);
+                m = st_bvals_count(&ctx, (int) e);
+                max_bvals = m > max_bvals ? m : max_bvals;
+        }
+        ctx.bv = malloc((max_bvals ? max_bvals : 1) * sizeof *ctx.bv);
+        if (!ctx.bv) {
+                r = st_fail(ret_err, -ENOMEM, "out of memory", "memory");
+                goto out;
+        }
         for (size_t e = 0; e < n; e++)
                 st_opponents(&ctx, (int) e);
 
@@ -649,5 +835,6 @@ out:
         free(brk);
         free(by_round);
         free(res_tmp);
+        free(ctx.bv);
         return r;
 }

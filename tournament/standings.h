@@ -15,6 +15,12 @@
  * (competition ranking: 1, 1, 3); among them the listing order is the entrant
  * index, which is a deterministic last resort and never changes a rank.
  *
+ * Unplayed rounds.  The Buchholz family (buchholz, cut1, median, median1,
+ * median2) treats byes, forfeits and the rounds a dropped entrant missed as
+ * FIDE's tie-break regulations do (Handbook C.07, 2024, article 16), and
+ * modified_median as US Chess rule 34E1 does: docs/tournaments.md,
+ * "Unplayed rounds", says exactly how, table sizes above two included.
+ *
  * Pure: libc only; scratch memory is malloc'd and freed inside the call.
  * Ownership: the caller owns the input arrays and ret_rows; nothing is kept
  * after the call returns. */
@@ -31,7 +37,7 @@
 /* Largest stage: memory is O(n + seats played), so this is a sanity bound on
  * a corrupt n, not a capacity limit. */
 #define TOUR_STANDINGS_MAX_ENTRANTS     100000
-/* Longest tie-break list (there are 11 kinds; a repeat is allowed, useless). */
+/* Longest tie-break list (there are 14 kinds; a repeat is allowed, useless). */
 #define TOUR_STANDINGS_MAX_TIEBREAKS    12
 /* Values closer than this are equal when sorting and ranking. */
 #define TOUR_STANDINGS_RESOLUTION       1e-9
@@ -49,11 +55,12 @@
 
 /* Every tie-break, defined exactly in docs/tournaments.md.  Direction: all
  * are "higher is better" except PLACEMENT_AVG and DIRECT_ENCOUNTER (whose
- * value is a position among the tied entrants). */
+ * value is a position among the tied entrants).  New kinds are added at the
+ * end: the values never change. */
 enum tour_standings_tb {
-        TOUR_TB_BUCHHOLZ = 1,
-        TOUR_TB_CUT1,
-        TOUR_TB_MEDIAN,
+        TOUR_TB_BUCHHOLZ = 1,   /* FIDE BH */
+        TOUR_TB_CUT1,           /* FIDE BH Cut-1: the lowest value cut */
+        TOUR_TB_MEDIAN,         /* the name median1 had first: the same values */
         TOUR_TB_SONNEBORN_BERGER,
         TOUR_TB_CUMULATIVE,
         TOUR_TB_DIRECT_ENCOUNTER,
@@ -62,12 +69,18 @@ enum tour_standings_tb {
         TOUR_TB_OGW,            /* opponents' game-win % */
         TOUR_TB_PLACEMENT_AVG,
         TOUR_TB_SEAT_ADJUSTED,
+        TOUR_TB_MEDIAN1,        /* FIDE BH Median-1: the lowest and the highest cut */
+        TOUR_TB_MEDIAN2,        /* FIDE BH Median-2: the two lowest and the two highest cut */
+        TOUR_TB_MODIFIED_MEDIAN,        /* US Chess rule 34E1 */
 };
+#define TOUR_TB_LAST TOUR_TB_MODIFIED_MEDIAN
 
 /* The stable name of a tie-break ("buchholz", "cut1", "median",
  * "sonneborn_berger", "cumulative", "direct_encounter", "omw", "gw", "ogw",
- * "placement_avg", "seat_adjusted"): what configuration files and the API
- * use.  NULL for an unknown value. */
+ * "placement_avg", "seat_adjusted", "median1", "median2",
+ * "modified_median"): what configuration files and the API use.  "median"
+ * and "median1" compute the same values; each keeps its own name, so a
+ * configuration reads back as it was written.  NULL for an unknown value. */
 const char *tour_standings_tb_name(enum tour_standings_tb tb);
 
 /* The tie-break called name, or -EINVAL. */

@@ -17,6 +17,7 @@
 #include "tournament/standings.h"
 
 #define EPS 1e-9
+#define ELEMENTSOF(a) (sizeof (a) / sizeof (a)[0])
 
 /* A duel in seat order a, b: ra, rb are the ranks (1/2 a win, 1/1 a draw). */
 #define DUEL(r, a, b, ra, rb) \
@@ -380,7 +381,8 @@ static void a_double_forfeit_is_a_loss_for_both_and_scores_nobody(void **state) 
  *   R1: 0–1 1-0   2–3 0-1
  *   R2: 0–3 1-0   bye 1 (2 dropped after round 1 and is paired no more)
  * Points: 0: 2   1: 1   2: 0   3: 1.  2 stays in the standings, flagged.
- * Buchholz of 3 counts 2's 0 points: met 2 (0) and 0 (2) = 2.
+ * Buchholz of 3 counts 2 with its 0 points and the round 2 missed after
+ * dropping as a draw (FIDE C.07 art. 16.3): met 2 (0 + ½) and 0 (2) = 2.5.
  * Buchholz of 1: met 0 (2) and a bye (its own 1) = 3. */
 static void a_dropped_player_keeps_its_results_and_its_place(void **state) {
         static const struct tour_result r[] = { WIN(1, 0, 1), DUEL(1, 2, 3, 2, 1), WIN(2, 0, 3) };
@@ -397,8 +399,241 @@ static void a_dropped_player_keeps_its_results_and_its_place(void **state) {
         assert_false(row_of(4, 3)->dropped);
         assert_int_equal(row_of(4, 2)->played, 1);
         assert_int_equal(row_of(4, 2)->lost, 1);
-        assert_float_equal(row_of(4, 3)->tb[0], 2, EPS);
+        assert_float_equal(row_of(4, 3)->tb[0], 2.5, EPS);
         assert_float_equal(row_of(4, 1)->tb[0], 3, EPS);
+}
+
+/* ---- The Buchholz family and unplayed rounds (FIDE C.07, 2024, art. 16).
+ * Chess points 1 / ½ / 0, a bye worth 1, a forfeit loss 0; 8 entrants,
+ * 6 rounds; 3 drops out after round 3.
+ *
+ *   R1: 0–1 1-0   2–7 1-0   3–6 1-0
+ *   R2: 0–2 ½-½   1–6 1-0   3–7 1-0
+ *   R3: 0–3 0-1   2–6 1-0
+ *   R4: bye 0
+ *   R5: 0–4, 4 does not come: 0 wins by forfeit
+ *   R6: 0–5, 0 does not come: 5 wins by forfeit
+ *
+ * Points: 0: 1 + ½ + 0 + 1 + 1 + 0 = 3.5   1: 1   2: 2.5   3: 3 (dropped)
+ *         4: 0   5: 1   6: 0   7: 0.
+ * Opponents count with their adjusted score (art. 16.3): their points, and
+ * a draw (½) for every round a dropped entrant missed after its last: 3
+ * missed rounds 4–6, so 3 counts 3 + 3 × ½ = 4.5.  An unplayed round of
+ * the entrant itself — a bye, a forfeit won or lost, a round missed after
+ * dropping — is a dummy opponent holding the entrant's own points
+ * (art. 16.4); those it chose not to play (its forfeits, the rounds it
+ * missed) are cut first (art. 16.5). */
+static const struct tour_result unplayed[] = {
+        WIN(1, 0, 1), WIN(1, 2, 7), WIN(1, 3, 6),
+        DRAW(2, 0, 2), WIN(2, 1, 6), WIN(2, 3, 7),
+        DUEL(3, 0, 3, 2, 1), WIN(3, 2, 6),
+        DUEL(5, 0, 4, 1, 2),            /* forfeit[1]: 4 */
+        DUEL(6, 0, 5, 2, 1),            /* forfeit[0]: 0 */
+};
+static const struct tour_bye unplayed_byes[] = { { 4, 0 } };
+static const bool unplayed_dropped[8] = { [3] = true };
+
+static void compute_unplayed(const enum tour_standings_tb *tb, size_t n_tb) {
+        struct tour_result r[ELEMENTSOF(unplayed)];
+        struct tour_points_config pc;
+
+        memcpy(r, unplayed, sizeof r);
+        r[8].forfeit[1] = true;
+        r[9].forfeit[0] = true;
+        tour_points_defaults_chess(&pc);
+        assert_int_equal(compute(8, r, ELEMENTSOF(r), unplayed_byes, 1, &pc, tb, n_tb, unplayed_dropped), 8);
+        assert_float_equal(row_of(8, 0)->points, 3.5, EPS);
+        assert_float_equal(row_of(8, 3)->points, 3, EPS);
+}
+
+static void buchholz_counts_a_dummy_for_byes_and_forfeits_and_draws_for_a_dropped_opponents_missed_rounds(
+        void **state) {
+        static const enum tour_standings_tb tb[] = { TOUR_TB_BUCHHOLZ };
+
+        (void) state;
+        compute_unplayed(tb, 1);
+        /* 0: 1 (1) + 2 (2.5) + 3 (4.5, adjusted) + its bye, the forfeit it
+         * won and the forfeit it lost, each a dummy of its own 3.5:
+         * 1 + 2.5 + 4.5 + 3 × 3.5 = 18.5 */
+        assert_float_equal(row_of(8, 0)->tb[0], 18.5, EPS);
+        /* 3: 6 (0) + 7 (0) + 0 (3.5) + the rounds 4–6 it missed, each a
+         * dummy of its own 3: 12.5 */
+        assert_float_equal(row_of(8, 3)->tb[0], 12.5, EPS);
+        /* 1: 0 (3.5) + 6 (0) = 3.5;  4: its forfeit, a dummy of its 0;
+         * 5: the forfeit it won, a dummy of its 1 */
+        assert_float_equal(row_of(8, 1)->tb[0], 3.5, EPS);
+        assert_float_equal(row_of(8, 4)->tb[0], 0, EPS);
+        assert_float_equal(row_of(8, 5)->tb[0], 1, EPS);
+}
+
+static void cut1_cuts_a_round_the_entrant_chose_not_to_play_before_its_lowest_opponent(void **state) {
+        static const enum tour_standings_tb tb[] = { TOUR_TB_CUT1 };
+
+        (void) state;
+        compute_unplayed(tb, 1);
+        /* 0: its values 1, 2.5, 4.5, 3.5 (bye), 3.5 (forfeit won),
+         * 3.5 (forfeit lost, its choice).  The cut takes the forfeit it
+         * lost, not the 1: 18.5 − 3.5 = 15 */
+        assert_float_equal(row_of(8, 0)->tb[0], 15, EPS);
+        /* 3: 0, 0, 3.5 and three missed rounds of 3: one of those goes,
+         * not a 0: 12.5 − 3 = 9.5 */
+        assert_float_equal(row_of(8, 3)->tb[0], 9.5, EPS);
+        /* 1: 3.5 and 0, nothing unplayed: the lowest goes: 3.5 */
+        assert_float_equal(row_of(8, 1)->tb[0], 3.5, EPS);
+        /* 5: one value, the forfeit it won (not its choice): 0 */
+        assert_float_equal(row_of(8, 5)->tb[0], 0, EPS);
+}
+
+static void median1_cuts_the_lowest_and_the_highest_and_median_is_its_old_name(void **state) {
+        static const enum tour_standings_tb tb[] = { TOUR_TB_MEDIAN1, TOUR_TB_MEDIAN };
+
+        (void) state;
+        compute_unplayed(tb, 2);
+        /* 0: low cut the forfeit it lost (3.5), high cut 3 (4.5):
+         * 18.5 − 3.5 − 4.5 = 10.5 */
+        assert_float_equal(row_of(8, 0)->tb[0], 10.5, EPS);
+        /* 3: low cut a missed round (3), high cut 0 (3.5): 12.5 − 6.5 = 6 */
+        assert_float_equal(row_of(8, 3)->tb[0], 6, EPS);
+        /* 1: two values, both cut: 0 */
+        assert_float_equal(row_of(8, 1)->tb[0], 0, EPS);
+        for (int p = 0; p < 8; p++)
+                assert_true(rows[p].tb[0] == rows[p].tb[1]);
+}
+
+static void median2_cuts_the_two_lowest_and_the_two_highest(void **state) {
+        static const enum tour_standings_tb tb[] = { TOUR_TB_MEDIAN2 };
+
+        (void) state;
+        compute_unplayed(tb, 1);
+        /* 0: low cuts the forfeit it lost (3.5), then the lowest, 1 (1);
+         * high cuts 3 (4.5), then a 3.5.  Left: 2.5 + 3.5 = 6 */
+        assert_float_equal(row_of(8, 0)->tb[0], 6, EPS);
+        /* 3: low cuts two missed rounds (3, 3); high cuts 0 (3.5), then the
+         * last missed round (3).  Left: 6 and 7, 0 each */
+        assert_float_equal(row_of(8, 3)->tb[0], 0, EPS);
+}
+
+/* One entrant, 0, against opponents 1..rounds, opponent k in round k:
+ * 0 scores xs[k − 1] against it (1, ½ or 0) and opponent k beats
+ * wins[k − 1] entrants of its own (fresh ones, one each) in the first
+ * rounds other than k.  So opponent k ends on wins + 1 − xs points, with
+ * every round it sat in played.  Chess points; returns the entrants. */
+static int one_against_many(int rounds, const double *xs, const int *wins, const enum tour_standings_tb *tb,
+                            size_t n_tb) {
+        struct tour_result r[9 + 9 * 8];
+        struct tour_points_config pc;
+        int n = 1 + rounds;
+        size_t k = 0;
+
+        for (int o = 1; o <= rounds; o++) {
+                int rank0 = xs[o - 1] == 1 ? 1 : xs[o - 1] == 0 ? 2 : 1,
+                    ranko = xs[o - 1] == 1 ? 2 : 1;
+
+                r[k++] = (struct tour_result) DUEL(o, 0, o, rank0, ranko);
+                for (int w = 0, round = 1; w < wins[o - 1]; round++) {
+                        if (round == o)
+                                continue;
+                        r[k++] = (struct tour_result) WIN(round, o, n);
+                        n++;
+                        w++;
+                }
+        }
+        tour_points_defaults_chess(&pc);
+        return compute(n, r, k, NULL, 0, &pc, tb, n_tb, NULL);
+}
+
+static void modified_median_from_nine_rounds_cuts_two_as_the_score_says(void **state) {
+        static const enum tour_standings_tb tb[] = {
+                TOUR_TB_MODIFIED_MEDIAN, TOUR_TB_BUCHHOLZ, TOUR_TB_CUT1, TOUR_TB_MEDIAN1, TOUR_TB_MEDIAN2,
+        };
+        static const int wins[9] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+        static const double all_won[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+        static const double even[9] = { 1, 1, 1, 1, 0.5, 0, 0, 0, 0 };
+        static const double all_lost[9] = { 0 };
+        int n;
+
+        (void) state;
+        /* 0 wins all 9: a plus score (9 > 9 / 2).  Its opponents end on
+         * 0, 1, …, 8 (Σ 36).  Modified median: the two lowest go (0, 1):
+         * 35.  FIDE, for comparison: Buchholz 36, Cut-1 36 − 0 = 36,
+         * Median-1 36 − 0 − 8 = 28, Median-2 36 − 0 − 1 − 8 − 7 = 20. */
+        n = one_against_many(9, all_won, wins, tb, 5);
+        assert_float_equal(row_of(n, 0)->points, 9, EPS);
+        assert_float_equal(row_of(n, 0)->tb[0], 35, EPS);
+        assert_float_equal(row_of(n, 0)->tb[1], 36, EPS);
+        assert_float_equal(row_of(n, 0)->tb[2], 36, EPS);
+        assert_float_equal(row_of(n, 0)->tb[3], 28, EPS);
+        assert_float_equal(row_of(n, 0)->tb[4], 20, EPS);
+        /* 4 wins, a draw, 4 losses: 4.5, an even score.  Opponents:
+         * 0, 1, 2, 3 (beaten), 4 + ½ (the draw), 5 + 1, 6 + 1, 7 + 1, 8 + 1,
+         * i.e. 0, 1, 2, 3, 4.5, 6, 7, 8, 9.  The two lowest and the two
+         * highest go: 2 + 3 + 4.5 + 6 + 7 = 22.5 */
+        n = one_against_many(9, even, wins, tb, 1);
+        assert_float_equal(row_of(n, 0)->points, 4.5, EPS);
+        assert_float_equal(row_of(n, 0)->tb[0], 22.5, EPS);
+        /* all lost: 0, a minus score.  Opponents 1, 2, …, 9 (Σ 45); the two
+         * highest go: 45 − 9 − 8 = 28 */
+        n = one_against_many(9, all_lost, wins, tb, 1);
+        assert_float_equal(row_of(n, 0)->points, 0, EPS);
+        assert_float_equal(row_of(n, 0)->tb[0], 28, EPS);
+        /* eight rounds, all won: opponents 0..7 (Σ 28); under nine rounds
+         * only the lowest goes: 28 */
+        n = one_against_many(8, all_won, wins, tb, 1);
+        assert_float_equal(row_of(n, 0)->tb[0], 28, EPS);
+}
+
+/* ---- US Chess's modified median (rule 34E1) on a Swiss of 4 rounds, chess
+ * points, a bye worth 1.  Entrants 0 (A), 1 (B), 2 (C) meet 3, 4, 5, 6 in
+ * turn; 7 plays the others' spare rounds.
+ *
+ *   R1: 0–3 1-0   1–4 1-0   2–5 0-1   6–7: 6 does not come (7 wins by forfeit)
+ *   R2: 0–4 1-0   1–5 0-1   2–6 0-1   bye 3          (7 not paired)
+ *   R3: 0–5 1-0   1–6 ½-½   2–3 ½-½   4–7: 7 does not come (4 wins by forfeit)
+ *   R4: 0–6 0-1   1–3 ½-½   2–4 0-1   5–7 ½-½
+ *
+ * Points: 0: 3   1: 2   2: ½   3: 2   4: 2   5: 2.5   6: 2.5   7: 1.5.
+ * Half the most 4 rounds give is 2: 0 has a plus score, 1 an even one,
+ * 2 a minus one.  Opponents count with their adjusted score (34E): every
+ * round they did not play is a draw, ½ — 3's bye (1): 2 − 1 + ½ = 1.5;
+ * 4's forfeit won (1): 1.5; 6's forfeit lost (0): 3; 7's forfeit won and
+ * forfeit lost: 1.5 − 1 + 1 = 1.5.  The entrant's own unplayed rounds are
+ * opponents worth 0.  Under nine rounds one value goes. */
+static void modified_median_cuts_by_the_score_and_adjusts_unplayed_rounds_to_draws(void **state) {
+        struct tour_result r[] = {
+                WIN(1, 0, 3), WIN(1, 1, 4), DUEL(1, 2, 5, 2, 1), DUEL(1, 6, 7, 2, 1),
+                WIN(2, 0, 4), DUEL(2, 1, 5, 2, 1), DUEL(2, 2, 6, 2, 1),
+                WIN(3, 0, 5), DRAW(3, 1, 6), DRAW(3, 2, 3), DUEL(3, 4, 7, 1, 2),
+                DUEL(4, 0, 6, 2, 1), DRAW(4, 1, 3), DUEL(4, 2, 4, 2, 1), DRAW(4, 5, 7),
+        };
+        static const struct tour_bye byes[] = { { 2, 3 } };
+        static const enum tour_standings_tb tb[] = { TOUR_TB_MODIFIED_MEDIAN, TOUR_TB_BUCHHOLZ };
+        /* 0 (plus): 3 (1.5), 4 (1.5), 5 (2.5), 6 (3); the lowest goes: 7
+         * 1 (even): 4 (1.5), 5 (2.5), 6 (3), 3 (1.5); lowest and highest: 4
+         * 2 (minus): 5 (2.5), 6 (3), 3 (1.5), 4 (1.5); the highest goes: 5.5
+         * 3 (even): 0 (3), its bye (0), 2 (½), 1 (2): 2.5
+         * 4 (even): 1 (2), 0 (3), the forfeit it won (0), 2 (½): 2.5
+         * 5 (plus): 2 (½), 1 (2), 0 (3), 7 (1.5): 6.5
+         * 6 (plus): its forfeit (0), 2 (½), 1 (2), 0 (3): 5.5
+         * 7 (minus): 6's forfeit (0), its forfeit (0), 5 (2.5): 0
+         * FIDE's Buchholz counts points as they are, and the forfeits and
+         * the bye as dummies of the entrant's own points: 0, 1 and 2 all met
+         * 3, 4, 5, 6 (2 + 2 + 2.5 + 2.5 = 9). */
+        static const double want[8] = { 7, 4, 5.5, 2.5, 2.5, 6.5, 5.5, 0 };
+        static const double points[8] = { 3, 2, 0.5, 2, 2, 2.5, 2.5, 1.5 };
+        struct tour_points_config pc;
+
+        (void) state;
+        r[3].forfeit[0] = true;
+        r[10].forfeit[1] = true;
+        tour_points_defaults_chess(&pc);
+        assert_int_equal(compute(8, r, ELEMENTSOF(r), byes, 1, &pc, tb, 2, NULL), 8);
+        for (int e = 0; e < 8; e++) {
+                assert_float_equal(row_of(8, e)->points, points[e], EPS);
+                if (fabs(row_of(8, e)->tb[0] - want[e]) > EPS)
+                        fail_msg("entrant %d: modified median %g, want %g", e, row_of(8, e)->tb[0], want[e]);
+        }
+        for (int e = 0; e < 3; e++)
+                assert_float_equal(row_of(8, e)->tb[1], 9, EPS);
 }
 
 /* ---- Bad input. */
@@ -474,7 +709,7 @@ static void tiebreaks_have_names_and_directions(void **state) {
         enum tour_standings_tb t;
 
         (void) state;
-        for (int k = TOUR_TB_BUCHHOLZ; k <= TOUR_TB_SEAT_ADJUSTED; k++) {
+        for (int k = TOUR_TB_BUCHHOLZ; k <= TOUR_TB_LAST; k++) {
                 const char *name = tour_standings_tb_name(k);
 
                 assert_non_null(name);
@@ -482,6 +717,15 @@ static void tiebreaks_have_names_and_directions(void **state) {
                 assert_int_equal(t, k);
         }
         assert_null(tour_standings_tb_name(0));
+        assert_null(tour_standings_tb_name(TOUR_TB_LAST + 1));
+        /* the old name keeps its own value, so configurations read back as
+         * they were written */
+        assert_string_equal(tour_standings_tb_name(TOUR_TB_MEDIAN), "median");
+        assert_string_equal(tour_standings_tb_name(TOUR_TB_MEDIAN1), "median1");
+        assert_string_equal(tour_standings_tb_name(TOUR_TB_MEDIAN2), "median2");
+        assert_string_equal(tour_standings_tb_name(TOUR_TB_MODIFIED_MEDIAN), "modified_median");
+        assert_int_equal(tour_standings_tb_higher_is_better(TOUR_TB_MODIFIED_MEDIAN), 1);
+        assert_int_equal(tour_standings_tb_higher_is_better(TOUR_TB_MEDIAN2), 1);
         assert_int_equal(tour_standings_tb_from_name("tiebreak", &t), -EINVAL);
         assert_int_equal(tour_standings_tb_higher_is_better(TOUR_TB_BUCHHOLZ), 1);
         assert_int_equal(tour_standings_tb_higher_is_better(TOUR_TB_PLACEMENT_AVG), 0);
@@ -560,7 +804,7 @@ static void random_field(uint64_t *s, struct field *f) {
         }
         f->n_tb = (size_t) rng_below(s, TOUR_STANDINGS_MAX_TIEBREAKS + 1);
         for (size_t k = 0; k < f->n_tb; k++)
-                f->tb[k] = (enum tour_standings_tb) (1 + rng_below(s, TOUR_TB_SEAT_ADJUSTED));
+                f->tb[k] = (enum tour_standings_tb) (1 + rng_below(s, TOUR_TB_LAST));
         for (int e = 0; e < f->n; e++)
                 drop_after[e] = rng_below(s, 8) == 0 ? 1 + rng_below(s, f->rounds) : f->rounds + 1;
 
@@ -734,6 +978,12 @@ int main(void) {
                 cmocka_unit_test(an_entrant_who_met_nobody_has_the_floor_for_opponents_percentages),
                 cmocka_unit_test(a_double_forfeit_is_a_loss_for_both_and_scores_nobody),
                 cmocka_unit_test(a_dropped_player_keeps_its_results_and_its_place),
+                cmocka_unit_test(buchholz_counts_a_dummy_for_byes_and_forfeits_and_draws_for_a_dropped_opponents_missed_rounds),
+                cmocka_unit_test(cut1_cuts_a_round_the_entrant_chose_not_to_play_before_its_lowest_opponent),
+                cmocka_unit_test(median1_cuts_the_lowest_and_the_highest_and_median_is_its_old_name),
+                cmocka_unit_test(median2_cuts_the_two_lowest_and_the_two_highest),
+                cmocka_unit_test(modified_median_from_nine_rounds_cuts_two_as_the_score_says),
+                cmocka_unit_test(modified_median_cuts_by_the_score_and_adjusts_unplayed_rounds_to_draws),
                 cmocka_unit_test(bad_input_is_refused_and_names_the_field),
                 cmocka_unit_test(tiebreaks_have_names_and_directions),
                 cmocka_unit_test(standings_are_a_pure_function_of_the_results_in_any_order_within_a_round),

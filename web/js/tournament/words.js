@@ -71,7 +71,10 @@ export function stageMatchState(state) {
 const TIEBREAKS = {
   buchholz: ["Buchholz", "Buchholz: the sum of the opponents' points"],
   cut1: ["Cut-1", "Buchholz cut 1: Buchholz without the lowest opponent"],
+  median1: ["Median-1", "Median Buchholz: Buchholz without the highest and the lowest opponent"],
+  median2: ["Median-2", "Median Buchholz 2: Buchholz without the two highest and the two lowest opponents"],
   median: ["Median", "Median Buchholz: Buchholz without the highest and the lowest opponent"],
+  modified_median: ["Mod. median", "Modified median (US Chess): opponents' scores without the lowest for a plus score, the highest for a minus score, both for an even score"],
   sonneborn_berger: ["SB", "Sonneborn-Berger: the opponents' points weighted by the result against each"],
   cumulative: ["Cumul.", "Cumulative: the sum of the running score after each round"],
   direct_encounter: ["DE", "Direct encounter: position among the tied players by their results against each other", "lower"],
