@@ -32,6 +32,7 @@
 #include "common/log.h"
 #include "engine/engine.h"
 #include "store/store.h"
+#include "tournament/states.h"
 
 #define TOURNAMENT_JSON(t) \
         "jsonb_build_object('id', " t ".id, 'name', " t ".name, 'game', " t ".game, " \
@@ -580,8 +581,22 @@ void handle_registrations_list(struct api_request *req) {
                 reply_store_error(req, r);
 }
 
+/* The states in which check-in is open (tour_state_check_in_open), as a
+ * PostgreSQL text[] literal: "{check_in,running}". */
+static void check_in_states(char *buf, size_t len) {
+        size_t k = (size_t) snprintf(buf, len, "{");
+
+        for (int s = TOUR_STATE_DRAFT; s <= TOUR_STATE_LAST && k < len; s++)
+                if (tour_state_check_in_open((enum tour_state) s))
+                        k += (size_t) snprintf(buf + k, len - k, "%s%s", k > 1 ? "," : "",
+                                               tour_state_name((enum tour_state) s));
+        if (k < len)
+                snprintf(buf + k, len - k, "}");
+}
+
 /* check-in, drop, disqualify: one registration's flag or status. */
 static void registration_change(struct api_request *req, const char *what) {
+        char check_in_open[64];
         long long id, player;
         struct reg_ctx *c;
         int r;
@@ -590,8 +605,9 @@ static void registration_change(struct api_request *req, const char *what) {
                 return;
         if (!(c = reg_ctx_new(req, id, MHD_HTTP_OK, "registration_changed")))
                 return;
+        check_in_states(check_in_open, sizeof check_in_open);
         const char *p[] = { route_param(&req->match, "id"), route_param(&req->match, "player"), what,
-                            req->token_name };
+                            req->token_name, check_in_open };
         r = store_query(req->deps->store,
                 "WITH t AS (SELECT * FROM tournaments WHERE id = $1), "
                 "     r0 AS (SELECT * FROM registrations WHERE tournament_id = $1 AND player_id = $2), "
@@ -599,8 +615,9 @@ static void registration_change(struct api_request *req, const char *what) {
                 "       WHEN NOT EXISTS (SELECT 1 FROM t) THEN '404 there is no tournament ' || $1 "
                 "       WHEN NOT EXISTS (SELECT 1 FROM r0) THEN '404 player ' || $2 || ' is not registered' "
                 "       WHEN (SELECT state FROM t) = 'finished' THEN '409 the tournament is finished' "
-                "       WHEN $3 = 'check_in' AND (SELECT state FROM t) NOT IN ('registration', 'check_in', 'running') "
-                "            THEN '409 check-in opens with registration' "
+                "       WHEN $3 = 'check_in' AND NOT (SELECT state FROM t) = ANY ($5::text[]) "
+                "            THEN '409 check-in opens with the check_in state (POST /v1/tournaments/' || $1 || "
+                "                 '/state); the tournament is in ' || (SELECT state FROM t) "
                 "       WHEN $3 = 'check_in' AND (SELECT status FROM r0) <> 'active' "
                 "            THEN '409 the player is ' || (SELECT status FROM r0) "
                 "       WHEN $3 <> 'check_in' AND (SELECT status FROM r0) <> 'active' "
@@ -615,7 +632,7 @@ static void registration_change(struct api_request *req, const char *what) {
                 "SELECT jsonb_build_object('error', ok.error, 'registration', "
                 "       (SELECT " REGISTRATION_JSON("up", "p") " FROM up JOIN players p ON p.id = up.player_id)) "
                 "FROM ok",
-                4, p, on_registration, c);
+                5, p, on_registration, c);
         if (r < 0) {
                 reply_store_error(req, r);
                 free(c);

@@ -315,6 +315,18 @@ static void a_club_night_runs_from_registration_to_the_final_table(void **state)
         json_decref(post(path, admin, "{\"format\": \"heats\", \"config\": {\"table_size\": 4, \"advance\": 1}, "
                          "\"advance\": 4}", 201));
 
+        /* check-in is the venue's door, not the sign-up sheet: it opens with
+         * the check_in state (tournament/states.h) */
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/registrations/%lld/check-in", (long long) tid,
+                 (long long) players[0]);
+        j = post(path, admin, "{}", 409);
+        assert_non_null(strstr(json_string_value(json_object_get(j, "detail")), "opens with the check_in state"));
+        json_decref(j);
+        snprintf(path, sizeof path, "/v1/tournaments/%lld/registrations", (long long) tid);
+        j = get(path, 200);
+        assert_true(json_is_false(json_object_get(json_array_get(json_object_get(j, "items"), 0), "checked_in")));
+        json_decref(j);
+
         snprintf(path, sizeof path, "/v1/tournaments/%lld/state", (long long) tid);
         json_decref(post(path, admin, "{\"state\": \"check_in\"}", 200));
         for (int n = 0; n < N_PLAYERS; n++) {

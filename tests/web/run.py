@@ -406,6 +406,9 @@ def a_tournament_is_run_from_its_page_and_drawn_live(w):
     assert len(regs) == 9, regs
     hana = next(r["player"] for r in regs if r["name"] == "Hana")
     assert next(r for r in regs if r["name"] == "Hana")["club"] == "Southside"
+    # check-in opens with the check_in state: no button yet (the daemon would say 409)
+    assert b.js("return document.querySelectorAll('table.registrations button.check-in').length;") == 0
+    assert b.js("return document.querySelectorAll('table.registrations button.drop').length;") == 9
 
     # check-in: a button per player; Ivo is dropped (asked once more)
     b.click("#state-moves button[data-move=check_in]")

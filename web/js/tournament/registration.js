@@ -4,12 +4,13 @@
 // The list is the check-in list: one row per registration (by seed, then
 // time of registration, as the server orders them) saying in words
 // whether the player is checked in and still in; for the organiser a
-// "Check in" button per player not checked in and a "Drop" button that
-// asks once more (a drop cannot be undone).  The organiser's forms
-// register a player from the club's list (GET /v1/players), or add a new
-// player (POST /v1/players) and register them, with an optional seed.
+// "Check in" button per player not checked in, once check-in is open (the
+// check_in state and after), and a "Drop" button that asks once more (a
+// drop cannot be undone).  The organiser's forms register a player from the
+// club's list (GET /v1/players), or add a new player (POST /v1/players) and
+// register them, with an optional seed.
 import { h } from "../lib/dom.js";
-import { REGISTRATION_OPEN } from "./words.js";
+import { CHECK_IN_OPEN, REGISTRATION_OPEN } from "./words.js";
 
 let confirmingDrop = null;     // the player whose drop waits for "Drop … for good"
 
@@ -21,6 +22,7 @@ export function drawRegistrations(regs, opts) {
     (regs.length > active.length ? ` · ${regs.length - active.length} dropped or disqualified` : "");
   if (!regs.length) return h("p.muted", "Nobody has registered yet.");
   const open = REGISTRATION_OPEN.has(opts.state);
+  const checkIn = CHECK_IN_OPEN.has(opts.state);
   return h("div",
     h("p.reg-summary", summary),
     h("table.registrations",
@@ -33,17 +35,17 @@ export function drawRegistrations(regs, opts) {
         h("td", r.club || ""),
         h("td.checked", r.checked_in ? [h("span", { "aria-hidden": "true" }, "✓ "), "Checked in"] : "Not yet"),
         h("td", r.status === "active" ? "In" : r.status === "dropped" ? "Dropped" : "Disqualified", r.late ? " (late entry)" : ""),
-        opts.organiser ? h("td.actions", open && r.status === "active" ? actions(r, opts) : null) : null)))));
+        opts.organiser ? h("td.actions", open && r.status === "active" ? actions(r, opts, checkIn) : null) : null)))));
 }
 
-function actions(r, opts) {
+function actions(r, opts, checkIn) {
   if (confirmingDrop === r.player) {
     return [h("span", `Drop ${r.name} for good? `),
       h("button.danger", { type: "button", onclick: () => { confirmingDrop = null; opts.onDrop(r); } }, `Drop ${r.name}`), " ",
       h("button", { type: "button", onclick: () => { confirmingDrop = null; opts.redraw(); } }, `Keep ${r.name}`)];
   }
   return [
-    r.checked_in ? null : h("button.primary.check-in", { type: "button", "aria-label": `Check in ${r.name}`, onclick: () => opts.onCheckIn(r) }, "Check in"),
+    r.checked_in || !checkIn ? null : h("button.primary.check-in", { type: "button", "aria-label": `Check in ${r.name}`, onclick: () => opts.onCheckIn(r) }, "Check in"),
     " ",
     h("button.drop", { type: "button", "aria-label": `Drop ${r.name}…`, onclick: () => { confirmingDrop = r.player; opts.redraw(); } }, "Drop…"),
   ];

@@ -23,8 +23,11 @@ export const STATE_MOVES = {
   finished: [["running", "Reopen the tournament"]],
 };
 
-// Where players may register and check in (the daemon says the same with a 409).
+// Where players may register, and where they may check in: check-in opens
+// with the check_in state, on the day (the daemon says the same with a 409;
+// tournament/states.h).
 export const REGISTRATION_OPEN = new Set(["registration", "check_in", "running"]);
+export const CHECK_IN_OPEN = new Set(["check_in", "running"]);
 
 const FORMATS = {
   single_elimination: "Single elimination", double_elimination: "Double elimination", round_robin: "Round robin",
