@@ -113,6 +113,7 @@ void api_events_stream(struct api_request *req, const char *topic, const char *s
         struct MHD_Response *response;
         struct sse_stats stats;
         struct stream *st;
+        json_t *problem;
         int r;
 
         /* EventSource sends the header on reconnect; polyfills that cannot
@@ -123,10 +124,8 @@ void api_events_stream(struct api_request *req, const char *topic, const char *s
                 api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE, "live events are not available in this process");
                 return;
         }
-        if (topic && *topic && !sse_name_valid(topic, SSE_TOPIC_MAX)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "topic must be a topic or topic prefix such as \"pads\" or \"match/42\" "
-                                  "(printable, no blanks, at most %d bytes)", SSE_TOPIC_MAX);
+        if (query_topic(topic, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
         st = calloc(1, sizeof *st);

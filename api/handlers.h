@@ -3,6 +3,7 @@
 #define ARBITER_API_HANDLERS_H
 
 #include "api/api.h"
+#include "api/query.h"
 
 struct match;
 struct matches;
@@ -81,6 +82,8 @@ bool page_params(struct api_request *req, long long *ret_limit, long long *ret_a
 /* Replies with a page {items, next} of sql's rows (one JSON object with an
  * "id" each), sql taking $1 = after, $2 = limit from ?after= and ?limit=. */
 void reply_list_page(struct api_request *req, const char *sql);
+/* The request's query string, for the decoders of api/query.h. */
+struct api_query api_request_query(const struct api_request *req);
 /* Parses a positive decimal id path parameter; replies 404 and returns false otherwise. */
 bool id_param(struct api_request *req, const char *name, long long *ret_id);
 
@@ -123,11 +126,5 @@ typedef void (*api_match_created_fn)(void *userdata, json_t *match);
  * to req (400 naming the field, 503) and done gets NULL; a negative return
  * means done will not be called. */
 int api_match_create_for(struct api_request *req, json_t *spec, api_match_created_fn done, void *userdata);
-/* A match's "confirm" (POST /v1/matches, a stage's "confirm"): 0 with the
- * values, or -EINVAL with a message naming the member in err. */
-int api_match_confirm_from(json_t *v, bool *ret_confirm, int64_t *ret_timeout_s, char *err, size_t len);
-/* Whether config is a valid match config of game: 0, or -EINVAL with a
- * message naming the field ("match_config.reveal...") in err. */
-int api_match_check_config(const char *game, json_t *config, char *err, size_t len);
 
 #endif

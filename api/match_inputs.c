@@ -16,6 +16,7 @@
 #include <string.h>
 #include <microhttpd.h>
 
+#include "api/bodies.h"
 #include "api/handlers.h"
 #include "api/problem.h"
 #include "match/json.h"
@@ -161,63 +162,17 @@ static void on_input_done(void *userdata, struct match *m, int r, const struct e
         free(c);
 }
 
-/* Parses and authorizes the request's input for m: 0 with *ret and the
- * seat the token speaks for (or -1), or -EINVAL after replying. */
+/* Parses and authorizes the request's input for m (api/bodies.h): 0 with
+ * *ret, or -EINVAL after replying. */
 static int input_of(struct api_request *req, struct match *m, struct eng_input *ret, char reason[static REASON_MAX]) {
-        json_t *body = json_deep_copy(req->body), *why;
-        int seat_fixed = req->role == AUTH_ROLE_SEAT ? req->token_seat - 1 : -1;
-        const struct eng_input_def *def;
-        struct eng_error err;
-        int r;
+        const struct body_input_ctx c = {
+                .game = m->game, .n_seats = m->n_seats, .match_id = m->id,
+                .role = req->role, .token_seat = req->token_seat, .token_name = req->token_name,
+        };
+        json_t *problem;
 
-        reason[0] = '\0';
-        if (!body) {
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-                return -EINVAL;
-        }
-        /* "reason" is the request's, for the audit trail, not a field. */
-        why = json_object_get(body, "reason");
-        if (why && !json_is_null(why) &&
-            (!json_is_string(why) || json_string_length(why) == 0 || json_string_length(why) >= REASON_MAX)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "reason: must be a sentence of 1 to %d bytes",
-                                  REASON_MAX - 1);
-                json_decref(body);
-                return -EINVAL;
-        }
-        if (json_is_string(why))
-                snprintf(reason, REASON_MAX, "%s", json_string_value(why));
-        json_object_del(body, "reason");
-        /* Another seat than the token's is not for it to speak for. */
-        if (seat_fixed >= 0 && json_is_integer(json_object_get(body, "seat")) &&
-            json_integer_value(json_object_get(body, "seat")) != seat_fixed + 1) {
-                api_reply_problem(req, MHD_HTTP_FORBIDDEN, "token \"%s\" speaks for seat %d only",
-                                  req->token_name, seat_fixed + 1);
-                json_decref(body);
-                return -EINVAL;
-        }
-        r = match_json_input_request(m->game, body, seat_fixed, ret, &err);
-        json_decref(body);
-        if (r < 0) {
-                json_t *p = problem_new(MHD_HTTP_BAD_REQUEST, "%s", err.message);
-
-                problem_set(p, "field", json_string(err.field));
-                api_reply_problem_json(req, p);
-                return -EINVAL;
-        }
-        if (ret->seat >= 0 && (unsigned) ret->seat >= m->n_seats) {
-                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "seat: match %" PRId64 " has no seat %d; its seats are 1 to %u",
-                                  m->id, ret->seat + 1, m->n_seats);
-                return -EINVAL;
-        }
-        def = eng_input_def_of(m->game, ret);
-        if (req->role == AUTH_ROLE_SEAT && !(def->from & ENG_FROM_SEAT)) {
-                api_reply_problem(req, MHD_HTTP_FORBIDDEN, "a seat's token cannot send %s inputs; a referee does",
-                                  def->name);
-                return -EINVAL;
-        }
-        if (req->role >= AUTH_ROLE_REFEREE && !(def->from & ENG_FROM_REFEREE)) {
-                api_reply_problem(req, MHD_HTTP_FORBIDDEN, "%s inputs come from the seat itself (its pads or its "
-                                  "station's token), not from a referee", def->name);
+        if (body_input(&c, req->body, ret, reason, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return -EINVAL;
         }
         return 0;

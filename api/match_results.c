@@ -14,6 +14,7 @@
 #include <string.h>
 #include <microhttpd.h>
 
+#include "api/bodies.h"
 #include "api/handlers.h"
 #include "api/problem.h"
 #include "api/stage_request.h"
@@ -186,18 +187,16 @@ static bool parse_ids(struct api_request *req, long long *ret_id, long long *ret
 }
 
 void handle_tournament_match_call(struct api_request *req) {
-        json_t *table = json_object_get(req->body, "table");
         struct stage_req *c;
         long long id, mid;
+        json_t *problem;
+        int64_t table;
 
         if (!parse_ids(req, &id, &mid))
                 return;
-        if (req->body && !json_is_object(req->body)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "send {} or {\"table\": 3}");
-                return;
-        }
-        if (table && !json_is_null(table) && (!json_is_integer(table) || json_integer_value(table) < 1)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "table: must be a table id, as in GET /v1/tables");
+        /* the table is read again from the body when the call is made */
+        if (body_call(req->body, &table, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
         if ((c = stage_req_new(req, id, mid)))
@@ -230,11 +229,11 @@ static void on_correction_stored(void *userdata, const PGresult *res, const char
  * c on error. */
 static char *result_text(struct stage_req *c, int i) {
         struct tour_result r;
-        char err[256], *text;
+        json_t *problem;
+        char *text;
 
-        if (stage_data_result_from_json(&c->d, (size_t) i, json_object_get(c->req->body, "results"), &r, err,
-                                        sizeof err) < 0) {
-                api_reply_problem(c->req, MHD_HTTP_BAD_REQUEST, "%s", err);
+        if (body_results(&c->d, (size_t) i, json_object_get(c->req->body, "results"), &r, &problem) < 0) {
+                api_reply_problem_json(c->req, problem);
                 stage_req_free(c);
                 return NULL;
         }
@@ -289,12 +288,12 @@ static void on_result_snapshot(void *userdata, const PGresult *res, const char *
 void handle_tournament_match_result(struct api_request *req) {
         struct stage_req *c;
         long long id, mid;
+        json_t *problem;
 
         if (!parse_ids(req, &id, &mid))
                 return;
-        if (!json_is_array(json_object_get(req->body, "results"))) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "send {\"results\": [{\"player\": 4, \"rank\": 1}, "
-                                  "{\"player\": 9, \"rank\": 2, \"forfeit\": false, \"score\": 0}]}");
+        if (body_result(req->body, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
         if ((c = stage_req_new(req, id, mid)))
@@ -414,24 +413,15 @@ fail:
 }
 
 void handle_tournament_match_correct(struct api_request *req) {
-        json_t *reason = json_object_get(req->body, "reason"), *reset = json_object_get(req->body, "reset");
+        struct body_correction b;
         struct stage_req *c;
         long long id, mid;
+        json_t *problem;
 
         if (!parse_ids(req, &id, &mid))
                 return;
-        if (!json_is_array(json_object_get(req->body, "results"))) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "send {\"results\": [...], \"reason\": \"score sheet "
-                                  "misread\"} (\"reset\": true to re-pair later matches)");
-                return;
-        }
-        if (!json_is_string(reason) || json_string_length(reason) < 1 || json_string_length(reason) > 500) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "reason: required, 1 to 500 bytes: why the result "
-                                  "changes");
-                return;
-        }
-        if (reset && !json_is_boolean(reset)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "reset: must be true or false");
+        if (body_correction(req->body, &b, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
         if ((c = stage_req_new(req, id, mid)))

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <microhttpd.h>
 
+#include "api/bodies.h"
 #include "api/handlers.h"
 #include "api/problem.h"
 #include "match/json.h"
@@ -23,8 +24,6 @@
 
 #define MATCH_SEAT_MAX  8               /* engine/engine.h ENG_MAX_SEATS */
 
-static const char *const match_states[] = { "ready", "running", "paused", "provisional", "finished", "aborted" };
-
 /* The runtime, or a 503 when this daemon runs without one. */
 static struct matches *runtime(struct api_request *req) {
         if (!req->deps->matches)
@@ -33,54 +32,6 @@ static struct matches *runtime(struct api_request *req) {
 }
 
 /* ---- creation ---------------------------------------------------------- */
-
-/* The seats [{seat, name}] from "players" or "seats", numbered 1..n.
- * Replies 400 and returns NULL on a mistake. */
-static json_t *parse_seats(struct api_request *req, json_t *spec, const struct eng_game *g) {
-        json_t *players = json_object_get(spec, "players"), *seats = json_object_get(spec, "seats");
-        json_t *out, *it;
-        size_t i, n;
-        uint32_t seen = 0;
-
-        if ((players != NULL) == (seats != NULL)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "players: give either \"players\": [\"Ana\", \"Ben\"] or \"seats\": [{\"seat\": 1, \"name\": \"Ana\"}]");
-                return NULL;
-        }
-        json_t *list = players ? players : seats;
-        const char *field = players ? "players" : "seats";
-        n = json_array_size(list);
-        if (!json_is_array(list) || n < g->min_seats || n > g->max_seats) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s: %s seats %u to %u players; give a list of that many",
-                                  field, g->display_name, g->min_seats, g->max_seats);
-                return NULL;
-        }
-        out = json_array();
-        for (i = 0; i < n; i++)
-                json_array_append_new(out, json_null());
-        json_array_foreach(list, i, it) {
-                json_t *name = players ? it : json_object_get(it, "name");
-                json_int_t seat = players ? (json_int_t) i + 1 : json_integer_value(json_object_get(it, "seat"));
-                const char *problem = api_name_problem(json_string_value(name));
-
-                if (!players && (!json_is_integer(json_object_get(it, "seat")) || seat < 1 || seat > (json_int_t) n ||
-                                 (seen & (1u << seat)))) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                          "seats[%zu].seat: must be 1 to %zu, each seat once", i, n);
-                        json_decref(out);
-                        return NULL;
-                }
-                seen |= 1u << seat;
-                if (problem) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s[%zu]%s: %s", field, i,
-                                          players ? "" : ".name", problem);
-                        json_decref(out);
-                        return NULL;
-                }
-                json_array_set_new(out, (size_t) seat - 1, json_pack("{s:I, s:O}", "seat", seat, "name", name));
-        }
-        return out;
-}
 
 /* A creation in flight: for POST /v1/matches (done NULL: reply), or for
  * another resource (done gets the match). */
@@ -114,116 +65,25 @@ static void on_created(void *userdata, struct match *m, json_t *stored, const ch
         free(c);
 }
 
-/* A problem naming err's field, as 400. */
-static void reply_field_problem(struct api_request *req, const struct eng_error *err) {
-        json_t *p = problem_new(MHD_HTTP_BAD_REQUEST, "%s", err->message);
-
-        problem_set(p, "field", json_string(err->field));
-        api_reply_problem_json(req, p);
-}
-
-/* "confirm": "auto" (the default: a finished match's result flows on), or
- * "referee", or {"by": "referee", "timeout_s": n} (confirmed by the runtime
- * after n seconds if no referee has).  0 with the values, or -EINVAL with a
- * message naming the member in err. */
-int api_match_confirm_from(json_t *v, bool *ret_confirm, int64_t *ret_timeout_s, char *err, size_t len) {
-        json_t *by = json_is_object(v) ? json_object_get(v, "by") : v, *timeout = json_object_get(v, "timeout_s");
-        const char *key;
-        json_t *m;
-
-        *ret_confirm = false;
-        *ret_timeout_s = 0;
-        if (!v || json_is_null(v))
-                return 0;
-        if (json_is_object(v))
-                json_object_foreach(v, key, m)
-                        if (strcmp(key, "by") != 0 && strcmp(key, "timeout_s") != 0) {
-                                snprintf(err, len, "confirm.%.32s: no such member (by, timeout_s)", key);
-                                return -EINVAL;
-                        }
-        if (!json_is_string(by) || (strcmp(json_string_value(by), "auto") != 0 &&
-                                    strcmp(json_string_value(by), "referee") != 0)) {
-                snprintf(err, len, "confirm: must be \"auto\", \"referee\" or {\"by\": \"referee\", \"timeout_s\": 600}");
-                return -EINVAL;
-        }
-        *ret_confirm = strcmp(json_string_value(by), "referee") == 0;
-        if (timeout && !json_is_null(timeout)) {
-                if (!*ret_confirm || !json_is_integer(timeout) || json_integer_value(timeout) < 1 ||
-                    json_integer_value(timeout) > MATCH_CONFIRM_TIMEOUT_MAX_S) {
-                        snprintf(err, len, "confirm.timeout_s: must be 1 to %d seconds, with \"by\": \"referee\"",
-                                 MATCH_CONFIRM_TIMEOUT_MAX_S);
-                        return -EINVAL;
-                }
-                *ret_timeout_s = json_integer_value(timeout);
-        }
-        return 0;
-}
-
 /* Creates the match spec describes; every problem is replied to req. */
 static int create_from(struct matches *reg, struct api_request *req, json_t *spec, api_match_created_fn done,
                        void *userdata) {
-        static const char *const members[] = { "game", "table", "players", "seats", "seed", "config", "data",
-                                               "confirm", NULL };
-        json_t *game = json_object_get(spec, "game"), *table = json_object_get(spec, "table"),
-               *seed = json_object_get(spec, "seed"), *seats, *v;
-        const struct eng_game *g = eng_game_find(json_string_value(game));
-        struct match_spec ms = { .game = g };
+        struct body_match b;
+        struct match_spec ms;
         struct create_ctx *c;
-        struct eng_config cfg;
-        struct eng_data data;
-        struct eng_error err;
+        json_t *problem;
         uint64_t seed_v;
-        const char *key;
         int r;
 
-        json_object_foreach(spec, key, v) {
-                size_t i;
-
-                for (i = 0; members[i] && strcmp(members[i], key) != 0; i++)
-                        ;
-                if (!members[i]) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%.32s: no such member of a match (game, "
-                                          "table, players or seats, seed, config, data, confirm)", key);
-                        return -EINVAL;
-                }
-        }
-        if (!g) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "game: %s; GET /v1/games lists the games",
-                                  json_is_string(game) ? "there is no such game" : "must name a game, e.g. \"crash-pilot\"");
+        if (body_match(spec, &b, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return -EINVAL;
         }
-        if (table && !json_is_null(table) && (!json_is_integer(table) || json_integer_value(table) < 1)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "table: must be a table id, as in GET /v1/tables");
-                return -EINVAL;
-        }
-        if (seed && !json_is_null(seed) && (!json_is_integer(seed) || json_integer_value(seed) < 0)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seed: must be a whole number 0 to 2^63 - 1");
-                return -EINVAL;
-        }
-        char why[ENG_ERROR_MAX];
-        if (api_match_confirm_from(json_object_get(spec, "confirm"), &ms.confirm, &ms.confirm_timeout_s, why,
-                                   sizeof why) < 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s", why);
-                return -EINVAL;
-        }
-        if (match_json_data_from(g, json_object_get(spec, "data"), &data, &err) < 0) {
-                reply_field_problem(req, &err);
-                return -EINVAL;
-        }
-        seats = parse_seats(req, spec, g);
-        if (!seats)
-                return -EINVAL;
-        if (match_json_config_from(g, json_object_get(spec, "config"), &data, (unsigned) json_array_size(seats),
-                                   &cfg, &err) < 0) {
-                reply_field_problem(req, &err);
-                json_decref(seats);
-                return -EINVAL;
-        }
-        if (json_is_integer(seed)) {
-                seed_v = (uint64_t) json_integer_value(seed);
+        if (b.has_seed) {
+                seed_v = b.seed;
         } else if (getrandom(&seed_v, sizeof seed_v, 0) != (ssize_t) sizeof seed_v) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "no random seed: %s", strerror(errno));
-                json_decref(seats);
+                json_decref(b.seats);
                 return -EIO;
         } else {
                 seed_v &= (uint64_t) INT64_MAX;         /* matches.seed is a bigint */
@@ -231,18 +91,23 @@ static int create_from(struct matches *reg, struct api_request *req, json_t *spe
         c = calloc(1, sizeof *c);
         if (!c) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-                json_decref(seats);
+                json_decref(b.seats);
                 return -ENOMEM;
         }
         *c = (struct create_ctx) { .req = req, .spec = json_incref(spec), .done = done, .userdata = userdata };
-        ms.cfg = &cfg;
-        ms.data = &data;
-        ms.n_seats = (unsigned) json_array_size(seats);
-        ms.seed = seed_v;
-        ms.seats = seats;
-        ms.table_id = json_is_integer(table) ? json_integer_value(table) : 0;
+        ms = (struct match_spec) {
+                .game = b.game,
+                .cfg = &b.cfg,
+                .data = &b.data,
+                .n_seats = b.n_seats,
+                .seed = seed_v,
+                .seats = b.seats,
+                .table_id = b.table_id,
+                .confirm = b.confirm,
+                .confirm_timeout_s = b.confirm_timeout_s,
+        };
         r = matches_create(reg, &ms, req->token_name, on_created, c);
-        json_decref(seats);
+        json_decref(b.seats);
         if (r < 0) {
                 json_decref(c->spec);
                 free(c);
@@ -263,22 +128,6 @@ void handle_matches_create(struct api_request *req) {
 
 int api_match_create_for(struct api_request *req, json_t *spec, api_match_created_fn done, void *userdata) {
         return create_from(req->deps->matches, req, spec, done, userdata);
-}
-
-int api_match_check_config(const char *game, json_t *config, char *err, size_t len) {
-        const struct eng_game *g = eng_game_find(game);
-        struct eng_config cfg;
-        struct eng_error e;
-
-        if (!g) {
-                snprintf(err, len, "game: there is no such game; GET /v1/games lists the games");
-                return -EINVAL;
-        }
-        if (match_json_config_from(g, config, NULL, g->min_seats, &cfg, &e) < 0) {
-                snprintf(err, len, "match_config.%s", e.message);
-                return -EINVAL;
-        }
-        return 0;
 }
 
 /* ---- reads ------------------------------------------------------------- */
@@ -325,28 +174,23 @@ static void on_list(void *userdata, const PGresult *res, const char *error) {
 }
 
 void handle_matches_list(struct api_request *req) {
-        const char *state = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "state"),
-                   *order = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "order");
+        struct api_query q = api_request_query(req);
         char limit_s[NUM_MAX], after_s[NUM_MAX];
+        const char *state, *order;
+        struct query_matches qm;
         long long limit, after;
-        bool known = !state;
         struct read_ctx *c;
+        json_t *problem;
         int r;
 
         if (!page_params(req, &limit, &after))
                 return;
-        for (size_t i = 0; state && i < sizeof match_states / sizeof match_states[0]; i++)
-                known |= strcmp(state, match_states[i]) == 0;
-        if (!known) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "state: must be ready, running, paused, provisional, finished or aborted");
+        if (query_matches(&q, &qm, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
-        if (order && strcmp(order, "asc") != 0 && strcmp(order, "desc") != 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "order: must be asc (oldest first, the default) or "
-                                  "desc (newest first)");
-                return;
-        }
+        state = qm.state;
+        order = qm.order;
         if (!runtime(req) || !(c = read_ctx_new(req, 0)))
                 return;
         snprintf(limit_s, sizeof limit_s, "%lld", limit);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <microhttpd.h>
 
+#include "api/bodies.h"
 #include "api/handlers.h"
 #include "api/tournaments.h"
 #include "store/store.h"
@@ -19,22 +20,6 @@
         "  'rd', r.g2_rd, 'volatility', r.g2_volatility, 'games', r.g2_games)) ORDER BY r.game), '[]'::jsonb) " \
         "  FROM ratings r WHERE r.player_id = " p ".id))"
 
-/* Optional text member key: absent or null (NULL), or 1..64 bytes. */
-static bool opt_text(struct api_request *req, const char *key, const char **ret) {
-        json_t *v = json_object_get(req->body, key);
-
-        *ret = NULL;
-        if (!v || json_is_null(v))
-                return true;
-        if (!json_is_string(v) || json_string_length(v) < 1 || json_string_length(v) > TOUR_NAME_MAX) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s: must be text of 1 to %d bytes, or null", key,
-                                  TOUR_NAME_MAX);
-                return false;
-        }
-        *ret = json_string_value(v);
-        return true;
-}
-
 static void on_player(void *userdata, const PGresult *res, const char *error) {
         struct api_request *req = userdata;
 
@@ -46,22 +31,15 @@ static void on_player(void *userdata, const PGresult *res, const char *error) {
 }
 
 void handle_players_create(struct api_request *req) {
-        const char *name, *club, *external_id;
+        struct body_player b;
+        json_t *problem;
         int r;
 
-        if (!json_is_object(req->body)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "send a JSON object: {\"name\": \"Ana\", \"club\": \"Northside\", \"external_id\": null}");
+        if (body_player(req->body, false, &b, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
-        if (!opt_text(req, "name", &name) || !opt_text(req, "club", &club) ||
-            !opt_text(req, "external_id", &external_id))
-                return;
-        if (!name) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "name: required, 1 to %d bytes", TOUR_NAME_MAX);
-                return;
-        }
-        const char *p[] = { name, club, external_id };
+        const char *p[] = { b.name, b.club, b.external_id };
         r = store_query(req->deps->store,
                         "WITH p AS (INSERT INTO players (name, club, external_id) VALUES ($1, $2, $3) RETURNING *) "
                         "SELECT " PLAYER_JSON("p") " FROM p", 3, p, on_player, req);
@@ -71,34 +49,22 @@ void handle_players_create(struct api_request *req) {
 
 /* PATCH: name, club, external_id, active; members absent stay as they are. */
 void handle_player_update(struct api_request *req) {
-        const char *name, *club, *external_id;
-        json_t *active = json_object_get(req->body, "active");
+        struct body_player b;
+        json_t *problem;
         long long id;
         int r;
 
         if (!id_param(req, "id", &id))
                 return;
-        if (!json_is_object(req->body) || json_object_size(req->body) == 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "send a JSON object with what changes: {\"active\": false}");
-                return;
-        }
-        if (!opt_text(req, "name", &name) || !opt_text(req, "club", &club) ||
-            !opt_text(req, "external_id", &external_id))
-                return;
-        if (json_object_get(req->body, "name") && !name) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "name: cannot be null");
-                return;
-        }
-        if (active && !json_is_boolean(active)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "active: must be true or false");
+        if (body_player(req->body, true, &b, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
         const char *p[] = {
-                route_param(&req->match, "id"), name,
-                json_object_get(req->body, "club") ? "t" : "f", club,
-                json_object_get(req->body, "external_id") ? "t" : "f", external_id,
-                active ? (json_is_true(active) ? "t" : "f") : NULL,
+                route_param(&req->match, "id"), b.name,
+                b.club_given ? "t" : "f", b.club,
+                b.external_id_given ? "t" : "f", b.external_id,
+                b.active < 0 ? NULL : b.active ? "t" : "f",
         };
         r = store_query(req->deps->store,
                         "WITH p AS (UPDATE players SET name = coalesce($2, name), "
@@ -131,22 +97,19 @@ void handle_players_list(struct api_request *req) {
 /* The rating history: one row per rated match, oldest first, with the
  * rating before and after (rating_history, rewritten by every recompute). */
 void handle_player_ratings(struct api_request *req) {
-        const char *game = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "game"),
-                   *system = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "system");
+        struct api_query q = api_request_query(req);
+        struct query_ratings qr;
+        json_t *problem;
         long long id;
         int r;
 
         if (!id_param(req, "id", &id))
                 return;
-        if (system && strcmp(system, "openskill") != 0 && strcmp(system, "glicko2") != 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "system: must be openskill or glicko2");
+        if (query_ratings(&q, &qr, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
-        if (game && (strlen(game) < 1 || strlen(game) > TOUR_NAME_MAX)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "game: must name a game, as in GET /v1/games");
-                return;
-        }
-        const char *p[] = { route_param(&req->match, "id"), game, system };
+        const char *p[] = { route_param(&req->match, "id"), qr.game, qr.system };
         r = store_query(req->deps->store,
                         "SELECT CASE WHEN EXISTS (SELECT 1 FROM players WHERE id = $1) THEN "
                         "  jsonb_build_object('items', (SELECT coalesce(jsonb_agg(jsonb_build_object('game', h.game, "

@@ -501,48 +501,30 @@ static void on_board(void *userdata, const PGresult *res, const char *error) {
         free(c);
 }
 
-/* YYYY-MM-DD, or NULL; false after replying 400. */
-static bool date_param(struct api_request *req, const char *name, const char **ret) {
-        const char *v = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, name);
-        int y, m, d, n = 0;
-
-        *ret = v;
-        if (!v)
-                return true;
-        static const int days[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-        if (sscanf(v, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || v[n] || strlen(v) != 10 || y < 1970 || m < 1 ||
-            m > 12 || d < 1 || d > days[m - 1] || (m == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s: must be a date YYYY-MM-DD (UTC)", name);
-                return false;
-        }
-        return true;
-}
-
 void handle_leaderboard(struct api_request *req) {
-        const char *game = route_param(&req->match, "game"),
-                   *system = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "system"), *from, *to;
+        const char *game = route_param(&req->match, "game");
+        struct api_query q = api_request_query(req);
+        struct query_leaderboard ql;
         struct board_ctx *c;
+        json_t *problem;
         int r;
 
         if (!eng_game_find(game)) {
                 api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no game %s; GET /v1/games lists them", game);
                 return;
         }
-        if (system && strcmp(system, "openskill") != 0 && strcmp(system, "glicko2") != 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "system: must be openskill (every match) or glicko2 "
-                                  "(duels)");
+        if (query_leaderboard(&q, &ql, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
-        if (!date_param(req, "from", &from) || !date_param(req, "to", &to))
-                return;
         c = calloc(1, sizeof *c);
         if (!c) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 return;
         }
         c->req = req;
-        c->glicko2 = system && strcmp(system, "glicko2") == 0;
-        const char *p[] = { game, from, to };
+        c->glicko2 = ql.glicko2;
+        const char *p[] = { game, ql.from, ql.to };
         r = store_query(req->deps->store, results_sql, 3, p, on_board, c);
         if (r < 0) {
                 free(c);

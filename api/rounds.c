@@ -307,35 +307,20 @@ void handle_rounds_create(struct api_request *req) {
 
 /* ---- lists ------------------------------------------------------------------- */
 
-/* NULL, or a whole number 1..10^6 written plainly. */
-static bool positive_or_null(const char *s) {
-        char *end;
-        long v;
-
-        if (!s)
-                return true;
-        v = strtol(s, &end, 10);
-        return *s >= '1' && *s <= '9' && !*end && v <= 1000000;
-}
-
 void handle_tournament_matches(struct api_request *req) {
-        const char *stage = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "stage"),
-                   *round = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "round"),
-                   *state = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "state");
+        struct api_query q = api_request_query(req);
+        struct query_stage_matches qm;
+        json_t *problem;
         long long id;
         int r;
 
         if (!id_param(req, "id", &id))
                 return;
-        if (!positive_or_null(stage) || !positive_or_null(round)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "stage and round: must be whole numbers from 1");
+        if (query_stage_matches(&q, &qm, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
-        if (state && strcmp(state, "pending") != 0 && strcmp(state, "called") != 0 && strcmp(state, "done") != 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "state: must be pending, called or done");
-                return;
-        }
-        const char *p[] = { route_param(&req->match, "id"), stage, round, state };
+        const char *p[] = { route_param(&req->match, "id"), qm.stage, qm.round, qm.state };
         r = store_query(req->deps->store,
                         "SELECT CASE WHEN EXISTS (SELECT 1 FROM tournaments WHERE id = $1) THEN "
                         "  jsonb_build_object('items', (SELECT coalesce(jsonb_agg(" STAGE_MATCH_JSON("m")

@@ -57,6 +57,7 @@
 #include <event2/event.h>
 #include <microhttpd.h>
 
+#include "api/bodies.h"
 #include "api/handlers.h"
 #include "api/json.h"
 #include "api/pool.h"
@@ -94,8 +95,6 @@
 /* Everything under it is the REST API; every other path is a web page. */
 #define API_PREFIX "/v1"
 #define PAGE_METHODS_TEXT "405 Method Not Allowed: the pages take GET and HEAD; the API is at /v1.\n"
-/* A route's members as a sentence: the longest list is a few dozen bytes. */
-#define MEMBERS_TEXT_MAX 256
 
 struct api_server {
         struct loop *loop;
@@ -498,59 +497,15 @@ static void append_body(struct api_server *s, struct req *r, const char *data, s
         r->buf[r->len] = '\0';
 }
 
-/* Whether name is one of the space-separated members. */
-static bool member_listed(const char *members, const char *name) {
-        size_t n = strlen(name);
-
-        for (const char *m = members; *m;) {
-                size_t len = strcspn(m, " ");
-
-                if (len == n && strncmp(m, name, n) == 0)
-                        return true;
-                m += len;
-                m += strspn(m, " ");
-        }
-        return false;
-}
-
-/* The route's members rule (api/router.h): replies 400 naming the first
+/* The route's members rule (api/bodies.h): replies 400 naming the first
  * member the route does not take, and returns false. */
 static bool check_members(struct api_request *q) {
-        const char *members = q->match.route->members, *key;
-        json_t *v, *p;
+        json_t *problem;
 
-        if (!q->body || (members && strcmp(members, "*") == 0))
+        if (body_members(q->match.route, q->method, q->body, &problem) == 0)
                 return true;
-        if (!members) {
-                if (json_is_object(q->body) && json_object_size(q->body) == 0)
-                        return true;
-                api_reply_problem(q, MHD_HTTP_BAD_REQUEST, "%s %s takes no body: send none, or {}", q->method,
-                                  q->match.route->pattern);
-                return false;
-        }
-        if (!json_is_object(q->body))
-                return true;            /* the handler says what it expects */
-        json_object_foreach(q->body, key, v) {
-                char list[MEMBERS_TEXT_MAX];
-                size_t at = 0;
-
-                if (member_listed(members, key))
-                        continue;
-                /* "name club" as "name, club" */
-                for (const char *m = members; *m && at + 3 < sizeof list; m++) {
-                        if (*m == ' ')
-                                list[at++] = ',';
-                        list[at++] = *m;
-                }
-                list[at] = '\0';
-                p = problem_new(MHD_HTTP_BAD_REQUEST, "%.64s: no such member for %s %s (it takes %s)", key,
-                                q->method, q->match.route->pattern, list);
-                if (p)
-                        problem_set(p, "field", json_string(key));
-                api_reply_problem_json(q, p);
-                return false;
-        }
-        return true;
+        api_reply_problem_json(q, problem);
+        return false;
 }
 
 static bool is_priority(const struct api_request *q);
@@ -1096,4 +1051,12 @@ void api_server_run_soon(struct api_server *s) {
          * hook; the zero timer one made after it (another module's hook). */
         s->need_run = true;
         evtimer_add(s->ev_timer, &now);
+}
+
+static const char *query_value(void *userdata, const char *key) {
+        return MHD_lookup_connection_value(userdata, MHD_GET_ARGUMENT_KIND, key);
+}
+
+struct api_query api_request_query(const struct api_request *req) {
+        return (struct api_query) { .get = query_value, .userdata = req->connection };
 }

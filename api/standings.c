@@ -12,64 +12,38 @@
 #include <string.h>
 #include <microhttpd.h>
 
+#include "api/bodies.h"
 #include "api/handlers.h"
 #include "api/stage_data.h"
 #include "api/tournaments.h"
 #include "store/store.h"
 
 #define CSV_CONTENT_TYPE "text/csv; charset=utf-8"
-/* A config is checked when the stage is added as if this many played; the
- * stage's real field is checked again when it starts. */
-#define CHECK_FIELD 64
 
 /* ---- stages ------------------------------------------------------------------- */
 
 void handle_stages_create(struct api_request *req) {
-        json_t *format = json_object_get(req->body, "format"), *config = json_object_get(req->body, "config"),
-               *advance = json_object_get(req->body, "advance"), *confirm = json_object_get(req->body, "confirm");
-        char *confirm_text = NULL;
-        int64_t timeout_s;
-        bool by_referee;
-        struct tour_stage_config cfg;
-        struct tour_stage_error e = { "" };
-        char err[256], adv_s[24], *config_text;
+        char *confirm_text = NULL, adv_s[24], *config_text;
+        struct body_stage b;
+        json_t *problem;
         long long id;
         int r;
 
         if (!id_param(req, "id", &id))
                 return;
-        if (!json_is_object(req->body) || !json_is_string(format)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "send {\"format\": \"pod_swiss\", \"config\": "
-                                  "{\"rounds\": 3, \"table_size\": 4}, \"advance\": null}");
+        if (body_stage(req->body, &b, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
-        if (stage_config_from_json(json_string_value(format), config, &cfg, err, sizeof err) < 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s", err);
-                return;
-        }
-        if (tour_stage_config_check(&cfg, CHECK_FIELD, &e) < 0 && !strstr(e.text, "n_entrants")) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "config.%s", e.text);
-                return;
-        }
-        if (advance && !json_is_null(advance) && (!json_is_integer(advance) || json_integer_value(advance) < 2 ||
-                                                  json_integer_value(advance) > 100000)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "advance: must be how many of the previous stage go on "
-                                  "(2 or more), or null for everyone still in");
-                return;
-        }
-        if (api_match_confirm_from(confirm, &by_referee, &timeout_s, err, sizeof err) < 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s", err);
-                return;
-        }
-        if (confirm && !json_is_null(confirm))
-                confirm_text = json_dumps(confirm, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (b.confirm)
+                confirm_text = json_dumps(b.confirm, JSON_COMPACT | JSON_ENCODE_ANY);
         /* no config: stored as {} (the empty object is ours to release) */
-        json_t *empty = json_is_object(config) ? NULL : json_object();
-        config_text = json_dumps(empty ? empty : config, JSON_COMPACT);
+        json_t *empty = json_is_object(b.config) ? NULL : json_object();
+        config_text = json_dumps(empty ? empty : b.config, JSON_COMPACT);
         json_decref(empty);
-        snprintf(adv_s, sizeof adv_s, "%lld", (long long) json_integer_value(advance));
-        const char *p[] = { route_param(&req->match, "id"), json_string_value(format), config_text,
-                            json_is_integer(advance) ? adv_s : NULL, confirm_text };
+        snprintf(adv_s, sizeof adv_s, "%d", b.advance);
+        const char *p[] = { route_param(&req->match, "id"), b.format, config_text, b.has_advance ? adv_s : NULL,
+                            confirm_text };
         r = store_query(req->deps->store,
                         "WITH t AS (SELECT * FROM tournaments WHERE id = $1 FOR UPDATE), "
                         "     s AS (INSERT INTO stages (tournament_id, number, format, config, advance, confirm) "
@@ -95,22 +69,19 @@ void handle_stages_create(struct api_request *req) {
 
 /* ---- standings ------------------------------------------------------------------ */
 
-/* ?stage=N (default: the current stage, else the last), ?format=csv|json */
+/* ?stage=N (default: the current stage, else the last), ?format=csv|json;
+ * replies 400 and returns false on a bad value. */
 static bool stage_and_format(struct api_request *req, const char **ret_stage, bool *ret_csv) {
-        const char *stage = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "stage"),
-                   *format = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "format");
+        struct api_query q = api_request_query(req);
+        struct query_stage_format sf;
+        json_t *problem;
 
-        char *end;
-        if (stage && (*stage < '1' || *stage > '9' || strtol(stage, &end, 10) > 100000 || *end)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "stage: must be a stage number from 1");
+        if (query_stage_format(&q, &sf, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return false;
         }
-        if (format && strcmp(format, "csv") != 0 && strcmp(format, "json") != 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "format: must be json or csv");
-                return false;
-        }
-        *ret_stage = stage;
-        *ret_csv = format && strcmp(format, "csv") == 0;
+        *ret_stage = sf.stage;
+        *ret_csv = sf.csv;
         return true;
 }
 
@@ -205,24 +176,25 @@ static void on_standings(void *userdata, const PGresult *res, const char *error)
 }
 
 void handle_tournament_standings(struct api_request *req) {
-        const char *stage, *recompute = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND,
-                                                                    "recompute");
+        struct api_query q = api_request_query(req);
         struct standings_ctx *c;
+        bool csv, recompute;
+        const char *stage;
+        json_t *problem;
         long long id;
-        bool csv;
         int r;
 
         if (!id_param(req, "id", &id) || !stage_and_format(req, &stage, &csv))
                 return;
-        if (recompute && strcmp(recompute, "true") != 0 && strcmp(recompute, "false") != 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "recompute: must be true or false");
+        if (query_recompute(&q, &recompute, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
         if (!(c = calloc(1, sizeof *c))) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 return;
         }
-        *c = (struct standings_ctx) { .req = req, .csv = csv, .recompute = recompute && strcmp(recompute, "true") == 0 };
+        *c = (struct standings_ctx) { .req = req, .csv = csv, .recompute = recompute };
         const char *p[] = { route_param(&req->match, "id"), stage, NULL };
         r = store_query(req->deps->store,
                         "SELECT jsonb_build_object('cached', (SELECT s.standings FROM stages s "

@@ -4,35 +4,20 @@
  * table and its seats together), so it exists whole or not at all, and the
  * reply is assembled by PostgreSQL from what was stored.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <microhttpd.h>
 
+#include "api/bodies.h"
 #include "api/handlers.h"
 #include "api/sse.h"
 #include "common/log.h"
-#include "engine/engine.h"
-#include "hardware/padbus.h"
 #include "store/store.h"
 
-#define TABLE_MAX_SEATS   8             /* engine/judge.h JUDGE_MAX_SEATS */
-#define BUTTON_MAX        (PROTO_MAX_BUTTONS - 1)
-#define CALL_NAME_MAX     32
 /* "table/" and an id */
 #define TABLE_TOPIC_MAX   32
-
-/* Tables serve every game: a button may name a call of any of them. */
-static bool is_call_name(const char *name) {
-        int call;
-
-        for (size_t g = 0; eng_games[g]; g++)
-                if (eng_call_by_name(eng_games[g], name, &call) == 0)
-                        return true;
-        return false;
-}
 
 /* The stored table as one JSON object, built by the database: its live
  * match (the newest that is not finished or aborted, or null), its seats,
@@ -52,151 +37,6 @@ static bool is_call_name(const char *name) {
         "  'pads', (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', p.pad_id, 'role', p.role) " \
         "            ORDER BY p.pad_id), '[]'::jsonb) FROM table_pads p WHERE p.table_id = s.table_id AND p.seat = s.seat), " \
         "  'buttons', s.button_map) ORDER BY s.seat), '[]'::jsonb) FROM table_seats s WHERE s.table_id = " id_expr ")"
-
-static bool is_pad_id(const char *s) {
-        return s && strlen(s) == PAD_ID_LEN && strspn(s, "0123456789abcdef") == PAD_ID_LEN;
-}
-
-/* One pad {pad, role} (role defaults to the seat's "buttons", the table's
- * "keypad").  Adds it to pads as the database takes it, with seat (0 for
- * the table).  Replies 400 naming field and returns false. */
-static bool check_pad(struct api_request *req, const char *field, json_t *p, json_int_t seat, json_t *pads) {
-        const char *id = json_string_value(json_object_get(p, "pad"));
-        json_t *role = json_object_get(p, "role");
-        const char *key;
-        json_t *v;
-        int r = seat ? ENG_ROLE_BUTTONS : ENG_ROLE_KEYPAD;
-
-        if (!json_is_object(p)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s: must be an object {\"pad\": \"…\", \"role\": "
-                                  "\"buttons\"}", field);
-                return false;
-        }
-        json_object_foreach(p, key, v)
-                if (strcmp(key, "pad") != 0 && strcmp(key, "role") != 0) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s.%.32s: no such member (pad, role)", field, key);
-                        return false;
-                }
-        if (!is_pad_id(id)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s.pad: must be a pad id, 16 lowercase hex digits as in "
-                                  "GET /v1/pads", field);
-                return false;
-        }
-        if (role && !json_is_null(role) && (r = eng_role_from_name(json_string_value(role))) < 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s.role: must be \"buttons\", \"slap\" or \"keypad\"",
-                                  field);
-                return false;
-        }
-        if ((r == ENG_ROLE_KEYPAD) != (seat == 0)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s.role: %s", field,
-                                  seat ? "a seat's pads are its \"buttons\" and \"slap\" pads; the table's "
-                                         "referee keypad goes in the table's \"pads\""
-                                       : "the table's own pads are referee keypads (\"keypad\")");
-                return false;
-        }
-        for (size_t i = 0; i < json_array_size(pads); i++)
-                if (strcmp(json_string_value(json_object_get(json_array_get(pads, i), "pad")), id) == 0) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s.pad: pad %s is listed twice", field, id);
-                        return false;
-                }
-        json_array_append_new(pads, json_pack("{s:I, s:s, s:s}", "seat", seat, "pad", id, "role",
-                                              eng_role_name((enum eng_pad_role) r)));
-        return true;
-}
-
-/* Checks one seat object; replies 400 naming the field and returns false.
- * Its pads go to pads. */
-static bool check_seat(struct api_request *req, size_t i, json_t *seat, uint32_t *seen_seats, json_t *pads) {
-        json_t *n = json_object_get(seat, "seat"), *pad = json_object_get(seat, "pad"),
-               *list = json_object_get(seat, "pads"), *buttons = json_object_get(seat, "buttons"), *v;
-        char field[64];
-        const char *key;
-        size_t k;
-
-        if (!json_is_object(seat)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu]: must be an object {\"seat\": 1, \"pads\": […]}", i);
-                return false;
-        }
-        json_object_foreach(seat, key, v)
-                if (strcmp(key, "seat") != 0 && strcmp(key, "pad") != 0 && strcmp(key, "pads") != 0 &&
-                    strcmp(key, "buttons") != 0) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu].%.32s: no such member (seat, pads, pad, "
-                                          "buttons)", i, key);
-                        return false;
-                }
-        if (!json_is_integer(n) || json_integer_value(n) < 1 || json_integer_value(n) > TABLE_MAX_SEATS) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu].seat: must be a whole number from 1 to %d",
-                                  i, TABLE_MAX_SEATS);
-                return false;
-        }
-        uint32_t bit = 1u << json_integer_value(n);
-        if (*seen_seats & bit) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu].seat: seat %lld is listed twice",
-                                  i, (long long) json_integer_value(n));
-                return false;
-        }
-        *seen_seats |= bit;
-        if (pad && !json_is_null(pad) && list) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu]: give \"pad\" (its button pad) or "
-                                  "\"pads\" (each with its role), not both", i);
-                return false;
-        }
-        if (pad && !json_is_null(pad)) {
-                json_t *one = json_pack("{s:O}", "pad", pad);
-                bool ok;
-
-                snprintf(field, sizeof field, "seats[%zu]", i);
-                ok = check_pad(req, field, one, json_integer_value(n), pads);
-                json_decref(one);
-                if (!ok)
-                        return false;
-        }
-        if (list && !json_is_null(list)) {
-                if (!json_is_array(list)) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats[%zu].pads: must be a list of "
-                                          "{\"pad\", \"role\"}", i);
-                        return false;
-                }
-                json_array_foreach(list, k, v) {
-                        snprintf(field, sizeof field, "seats[%zu].pads[%zu]", i, k);
-                        if (!check_pad(req, field, v, json_integer_value(n), pads))
-                                return false;
-                }
-        }
-        if (buttons && !json_is_null(buttons)) {
-                if (!json_is_object(buttons)) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                          "seats[%zu].buttons: must map button numbers to calls, e.g. "
-                                          "{\"0\": \"row-1\", \"6\": \"doesnt-fit\"}", i);
-                        return false;
-                }
-                json_object_foreach(buttons, key, v) {
-                        char *end;
-                        long b = strtol(key, &end, 10);
-                        size_t len = json_string_length(v);
-                        if (!*key || *end || b < 0 || b > BUTTON_MAX || !isdigit((unsigned char) key[0])) {
-                                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                                  "seats[%zu].buttons: \"%.20s\" is not a button number 0 to %d",
-                                                  i, key, BUTTON_MAX);
-                                return false;
-                        }
-                        if (!json_is_string(v) || len == 0 || len > CALL_NAME_MAX) {
-                                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                                  "seats[%zu].buttons.%s: must be a call name of 1 to %d characters",
-                                                  i, key, CALL_NAME_MAX);
-                                return false;
-                        }
-                        if (!is_call_name(json_string_value(v))) {
-                                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                                  "seats[%zu].buttons.%s: \"%.32s\" is no call of any game "
-                                                  "(Crash Pilot: \"row 1\" to \"row 6\", \"doesn't fit\")",
-                                                  i, key, json_string_value(v));
-                                return false;
-                        }
-                }
-        }
-        return true;
-}
 
 /* The stored table, or a problem naming what the database refused. */
 /* "table_created" on the new table's topic, "table/<id>". */
@@ -247,63 +87,23 @@ static void on_table(void *userdata, const PGresult *res, const char *error) {
 }
 
 void handle_tables_create(struct api_request *req) {
-        json_t *seats = json_object_get(req->body, "seats"), *table_pads = json_object_get(req->body, "pads");
-        const char *name = json_string_value(json_object_get(req->body, "name")), *problem;
-        json_t *pads, *seat, *v;
-        uint32_t seen = 0;
-        const char *key;
-        char field[32];
-        size_t i;
+        struct body_table t;
+        json_t *problem;
         int r;
 
-        if (!json_is_object(req->body)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "send a JSON object: {\"name\": \"table-a\", \"seats\": [{\"seat\": 1, \"pad\": \"…\"}]}");
+        if (body_table(req->body, &t, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
-        problem = api_name_problem(name);
-        if (problem) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "name: %s", problem);
-                return;
-        }
-        json_object_foreach(req->body, key, v)
-                if (strcmp(key, "name") != 0 && strcmp(key, "seats") != 0 && strcmp(key, "pads") != 0) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%.32s: no such member of a table (name, seats, "
-                                          "pads)", key);
-                        return;
-                }
-        if (!json_is_array(seats) || json_array_size(seats) < 1 || json_array_size(seats) > TABLE_MAX_SEATS) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seats: must be a list of 1 to %d seats", TABLE_MAX_SEATS);
-                return;
-        }
-        if (table_pads && !json_is_null(table_pads) && !json_is_array(table_pads)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "pads: must be a list of the table's own pads, "
-                                  "[{\"pad\": \"…\", \"role\": \"keypad\"}]");
-                return;
-        }
-        pads = json_array();
-        json_array_foreach(seats, i, seat)
-                if (!check_seat(req, i, seat, &seen, pads)) {
-                        json_decref(pads);
-                        return;
-                }
-        json_array_foreach(table_pads, i, v) {
-                snprintf(field, sizeof field, "pads[%zu]", i);
-                if (!check_pad(req, field, v, 0, pads)) {
-                        json_decref(pads);
-                        return;
-                }
-        }
-
-        char *seats_text = json_dumps(seats, JSON_COMPACT), *pads_text = json_dumps(pads, JSON_COMPACT);
-        json_decref(pads);
+        char *seats_text = json_dumps(t.seats, JSON_COMPACT), *pads_text = json_dumps(t.pads, JSON_COMPACT);
+        json_decref(t.pads);
         if (!seats_text || !pads_text) {
                 free(seats_text);
                 free(pads_text);
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 return;
         }
-        const char *params[] = { name, seats_text, req->token_name, pads_text };
+        const char *params[] = { t.name, seats_text, req->token_name, pads_text };
         r = store_query(req->deps->store,
                         "WITH t AS (INSERT INTO tables (name, created_by) VALUES ($1, $3) "
                         "           RETURNING id, name, created_by, created_at), "
@@ -432,9 +232,9 @@ void handle_table_seat_token(struct api_request *req) {
 
         if (!id_param(req, "id", &id) || !id_param(req, "seat", &seat))
                 return;
-        if (seat > TABLE_MAX_SEATS) {
+        if (seat > BODY_TABLE_MAX_SEATS) {
                 api_reply_problem(req, MHD_HTTP_NOT_FOUND, "seat: there is no seat %lld; seats are 1 to %d", seat,
-                                  TABLE_MAX_SEATS);
+                                  BODY_TABLE_MAX_SEATS);
                 return;
         }
         r = api_seat_token_create(req->deps->store, 0, id, (int) seat, req->token_name, on_station_token, req);

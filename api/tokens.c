@@ -11,14 +11,13 @@
 #include <string.h>
 #include <microhttpd.h>
 
+#include "api/bodies.h"
 #include "api/handlers.h"
 #include "common/log.h"
 #include "store/store.h"
 
 #define TOKENS_CHANNEL   "arbiter_tokens"
 #define NAME_MAX_BYTES   64     /* the CHECK on api_tokens.name and tables.name */
-#define PAGE_LIMIT_DEFAULT 100
-#define PAGE_LIMIT_MAX     1000
 
 /* Columns of a token resource, timestamps in RFC 3339 UTC. */
 #define TOKEN_COLUMNS \
@@ -109,21 +108,16 @@ void reply_list_page(struct api_request *req, const char *sql) {
 }
 
 bool page_params(struct api_request *req, long long *ret_limit, long long *ret_after) {
-        const char *limit = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "limit");
-        const char *after = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "after");
+        struct api_query q = api_request_query(req);
+        struct query_page page;
+        json_t *problem;
 
-        *ret_limit = PAGE_LIMIT_DEFAULT;
-        *ret_after = 0;
-        if (limit && !parse_count(limit, 1, PAGE_LIMIT_MAX, ret_limit)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "limit must be a whole number from 1 to %d",
-                                  PAGE_LIMIT_MAX);
+        if (query_page(&q, &page, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return false;
         }
-        if (after && !parse_count(after, 0, INT64_MAX, ret_after)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "after must be the id of the last item of the previous page");
-                return false;
-        }
+        *ret_limit = page.limit;
+        *ret_after = page.after;
         return true;
 }
 
@@ -342,35 +336,15 @@ static void on_created_for_request(void *userdata, const char *token, json_t *re
 }
 
 void handle_tokens_create(struct api_request *req) {
-        const char *name, *role_s, *problem;
-        int role, r;
+        struct body_token t;
+        json_t *problem;
+        int r;
 
-        if (!json_is_object(req->body)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "send a JSON object: {\"name\": \"scoreboard-hall-a\", \"role\": \"display\"}");
+        if (body_token(req->body, &t, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
-        name = json_string_value(json_object_get(req->body, "name"));
-        role_s = json_string_value(json_object_get(req->body, "role"));
-        problem = api_name_problem(name);
-        if (problem) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "name: %s", problem);
-                return;
-        }
-        role = auth_role_from_string(role_s);
-        if (role == AUTH_ROLE_SEAT) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "role: a seat token is for one seat of one match: POST "
-                                  "/v1/matches/{id}/seats/{seat}/token makes one");
-                return;
-        }
-        if (role < 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "role must be one of \"admin\", \"referee\", \"display\"");
-                return;
-        }
-        r = api_tokens_create(req->deps->store, name, (enum auth_role) role, req->token_name,
-                              on_created_for_request, req);
+        r = api_tokens_create(req->deps->store, t.name, t.role, req->token_name, on_created_for_request, req);
         if (r < 0)
                 reply_store_error(req, r);
 }

@@ -26,6 +26,7 @@
 #include <sys/random.h>
 #include <microhttpd.h>
 
+#include "api/bodies.h"
 #include "api/handlers.h"
 #include "api/sse.h"
 #include "api/tournaments.h"
@@ -57,9 +58,6 @@
         "jsonb_build_object('player', " r ".player_id, 'name', " p ".name, 'club', " p ".club, " \
         "'seed', " r ".seed, 'checked_in', " r ".checked_in, 'status', " r ".status, 'late', " r ".late, " \
         "'registered_at', " TOUR_TIME(r ".registered_at") ")"
-
-/* How many venue tables a tournament may list. */
-#define TOUR_TABLES_MAX 64
 
 /* ---- shared replies and events ------------------------------------------ */
 
@@ -138,82 +136,26 @@ static void on_tournament_created(void *userdata, const PGresult *res, const cha
 }
 
 void handle_tournaments_create(struct api_request *req) {
-        json_t *name = json_object_get(req->body, "name"), *game = json_object_get(req->body, "game"),
-               *seed = json_object_get(req->body, "seed"), *config = json_object_get(req->body, "match_config"),
-               *tables = json_object_get(req->body, "tables"), *competitive = json_object_get(req->body, "competitive"),
-               *it;
-        char seed_s[24], err[256], secret[SEED_HEX_LEN + 1], *config_text, *tables_text;
+        char seed_s[24], secret[SEED_HEX_LEN + 1], *config_text, *tables_text;
+        struct body_tournament t;
+        json_t *problem;
         uint64_t seed_v;
-        bool is_competitive;
-        size_t i;
         int r;
 
-        if (!json_is_object(req->body)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "send a JSON object: {\"name\": \"Friday night\", \"game\": \"crash-pilot\"}");
+        if (body_tournament(req->body, req->deps->matches != NULL, &t, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
-        }
-        if (!json_is_string(name) || json_string_length(name) < 1 || json_string_length(name) > 128) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "name: required, 1 to 128 bytes");
-                return;
-        }
-        if (!json_is_string(game) || !eng_game_find(json_string_value(game))) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "game: %s; GET /v1/games lists the games",
-                                  json_is_string(game) ? "there is no such game" : "required, e.g. \"crash-pilot\"");
-                return;
-        }
-        if (competitive && !json_is_null(competitive) && !json_is_boolean(competitive)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "competitive: must be true (the default) or false");
-                return;
-        }
-        is_competitive = !json_is_false(competitive);
-        if (seed && !json_is_null(seed) && (!json_is_integer(seed) || json_integer_value(seed) < 0)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seed: must be a whole number 0 to 2^63 - 1");
-                return;
-        }
-        /* whoever chooses the seed can try seeds until the decks suit him */
-        if (json_is_integer(seed) && is_competitive) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "seed: a competitive tournament's decks come from a secret arbiterd draws itself, "
-                                  "so that nobody can choose or foresee them; leave the seed out, or send "
-                                  "\"competitive\": false with it for a practice or test tournament whose decks "
-                                  "follow from the seed (docs/fairness.md)");
-                return;
-        }
-        if (config && !json_is_null(config) && !json_is_object(config)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "match_config: must be an object, as the config of "
-                                  "POST /v1/matches");
-                return;
-        }
-        if (config && json_is_object(config) && req->deps->matches &&
-            api_match_check_config(json_string_value(game), config, err,
-                                             sizeof err) < 0) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "%s", err);
-                return;
-        }
-        if (tables && !json_is_null(tables)) {
-                if (!json_is_array(tables) || json_array_size(tables) > TOUR_TABLES_MAX) {
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "tables: must be a list of at most %d table ids",
-                                          TOUR_TABLES_MAX);
-                        return;
-                }
-                json_array_foreach(tables, i, it)
-                        if (!json_is_integer(it) || json_integer_value(it) < 1) {
-                                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                                  "tables[%zu]: must be a table id, as in GET /v1/tables", i);
-                                return;
-                        }
         }
         /* competitive: the secret is drawn and the seed (the stages' draws)
          * follows from it; otherwise both follow from the seed */
-        if (is_competitive) {
+        if (t.competitive) {
                 r = tour_secret_new(true, 0, 1, secret);
                 if (r == 0)
                         r = tour_tournament_seed(secret, &seed_v);
         } else {
                 r = 0;
-                if (json_is_integer(seed))
-                        seed_v = (uint64_t) json_integer_value(seed);
+                if (t.has_seed)
+                        seed_v = t.seed;
                 else if (getrandom(&seed_v, sizeof seed_v, 0) != (ssize_t) sizeof seed_v)
                         r = errno ? -errno : -EIO;
                 seed_v &= (uint64_t) INT64_MAX;         /* tournaments.seed is a bigint */
@@ -226,8 +168,8 @@ void handle_tournaments_create(struct api_request *req) {
                 return;
         }
         snprintf(seed_s, sizeof seed_s, "%" PRIu64, seed_v & (uint64_t) INT64_MAX);
-        config_text = json_is_object(config) ? json_dumps(config, JSON_COMPACT) : strdup("{}");
-        tables_text = json_is_array(tables) ? json_dumps(tables, JSON_COMPACT) : strdup("[]");
+        config_text = t.config ? json_dumps(t.config, JSON_COMPACT) : strdup("{}");
+        tables_text = t.tables ? json_dumps(t.tables, JSON_COMPACT) : strdup("[]");
         if (!config_text || !tables_text) {
                 free(config_text);
                 free(tables_text);
@@ -235,8 +177,8 @@ void handle_tournaments_create(struct api_request *req) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 return;
         }
-        const char *p[] = { json_string_value(name), json_string_value(game), seed_s, config_text, tables_text,
-                            req->token_name, is_competitive ? "true" : "false", secret };
+        const char *p[] = { t.name, t.game, seed_s, config_text, tables_text, req->token_name,
+                            t.competitive ? "true" : "false", secret };
         r = store_query(req->deps->store,
                         "WITH t AS (INSERT INTO tournaments (name, game, seed, match_config, tables, created_by, "
                         "                                    competitive, secrets) "
@@ -407,20 +349,16 @@ static void on_state_facts(void *userdata, const PGresult *res, const char *erro
 }
 
 void handle_tournament_state(struct api_request *req) {
-        const char *to = json_string_value(json_object_get(req->body, "state"));
-        static const char *const states[] = { "draft", "registration", "check_in", "running", "finished" };
         struct state_ctx *c;
-        bool known = false;
+        const char *to;
+        json_t *problem;
         long long id;
         int r;
 
         if (!id_param(req, "id", &id))
                 return;
-        for (size_t i = 0; to && i < sizeof states / sizeof states[0]; i++)
-                known |= strcmp(to, states[i]) == 0;
-        if (!known) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST,
-                                  "state: must be draft, registration, check_in, running or finished");
+        if (body_tournament_state(req->body, &to, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
         c = calloc(1, sizeof *c);
@@ -511,28 +449,24 @@ static struct reg_ctx *reg_ctx_new(struct api_request *req, int64_t id, unsigned
  * late entry: checked in at once, and added to the running stage when its
  * format takes late entries (swiss, pod_swiss, league, race). */
 void handle_registrations_create(struct api_request *req) {
-        json_t *player = json_object_get(req->body, "player"), *seed = json_object_get(req->body, "seed");
         char player_s[24], seed_s[24];
+        struct body_registration b;
         struct reg_ctx *c;
+        json_t *problem;
         long long id;
         int r;
 
         if (!id_param(req, "id", &id))
                 return;
-        if (!json_is_integer(player) || json_integer_value(player) < 1) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "player: required, a player id as in GET /v1/players");
-                return;
-        }
-        if (seed && !json_is_null(seed) && (!json_is_integer(seed) || json_integer_value(seed) < 1 ||
-                                            json_integer_value(seed) > 100000)) {
-                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "seed: must be 1 (the best) to 100000, or null");
+        if (body_registration(req->body, &b, &problem) < 0) {
+                api_reply_problem_json(req, problem);
                 return;
         }
         if (!(c = reg_ctx_new(req, id, MHD_HTTP_CREATED, "registration_changed")))
                 return;
-        snprintf(player_s, sizeof player_s, "%lld", (long long) json_integer_value(player));
-        snprintf(seed_s, sizeof seed_s, "%lld", (long long) json_integer_value(seed));
-        const char *p[] = { route_param(&req->match, "id"), player_s, json_is_integer(seed) ? seed_s : NULL,
+        snprintf(player_s, sizeof player_s, "%lld", (long long) b.player);
+        snprintf(seed_s, sizeof seed_s, "%d", b.seed);
+        const char *p[] = { route_param(&req->match, "id"), player_s, b.has_seed ? seed_s : NULL,
                             req->token_name };
         r = store_query(req->deps->store,
                 "WITH t AS (SELECT * FROM tournaments WHERE id = $1 FOR UPDATE), "
