@@ -90,9 +90,12 @@ static int64_t ticks_to_us(uint32_t hz, int64_t ticks) {
         return q * 1000000 + r * 1000000 / hz;
 }
 
+/* The fitted line must also be a clock: host time going forward with pad
+ * time (1 + b > 0).  Points a hair apart in pad time, which only hostile
+ * stamps bring, can fit a line with b <= -1, which maps nothing. */
 static bool fit_synced(const struct clock_model *m) {
         return m->n_fit >= m->params.min_samples && m->sxx > 0 &&
-               m->w * m->w / m->v >= CLOCK_MIN_EFFECTIVE;
+               m->w * m->w / m->v >= CLOCK_MIN_EFFECTIVE && 1 + m->sxy / m->sxx > 0;
 }
 
 static double fit_slope(const struct clock_model *m) {
@@ -404,6 +407,10 @@ double clock_model_drift_ppm(const struct clock_model *m) {
         if (!m->clock_hz || m->n_fit < 2 || m->sxx <= 0)
                 return 0;
         b = fit_slope(m);
+        /* A fit on points a hair apart can say the pad's clock runs
+         * infinitely fast (b = -1) or backwards: no rate to show. */
+        if (!(1 + b > 0))
+                return 0;
         return -b / (1 + b) / PPM;
 }
 

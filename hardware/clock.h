@@ -161,8 +161,9 @@
  *   - clock_hz == 0 (no clock): no fit ever; only receive time is offered.
  *   - n_fit == 0 ⇔ no point in the fit; the anchors are the newest accepted
  *     point whenever n_fit > 0; w, v > 0 whenever n_fit > 0.
- *   - synced ⇔ n_fit >= min_samples, sxx > 0 and the effective number of
- *     points (w² / v) is at least CLOCK_MIN_EFFECTIVE.
+ *   - synced ⇔ n_fit >= min_samples, sxx > 0, the effective number of
+ *     points (w² / v) is at least CLOCK_MIN_EFFECTIVE, and the fitted rate
+ *     is a clock's (1 + b > 0: host time goes forward with pad time).
  *   - have_ref ⇒ ref_ticks is the largest extended tx of a trusted exchange
  *     since the last restart.
  *   - counters only grow (clock_model_init zeroes them).
@@ -324,7 +325,10 @@ bool clock_model_synced(const struct clock_model *m);
 int64_t clock_model_offset_us(const struct clock_model *m);
 
 /* How fast the pad's clock runs against the host's, in ppm (positive: the
- * pad's counter runs fast); 0 until the fit has a slope. */
+ * pad's counter runs fast); 0 until the fit has a slope, and while its
+ * slope is no clock rate at all (the pad's counter running infinitely fast
+ * or backwards against the host's, which only hostile stamps can make):
+ * always a finite number. */
 double clock_model_drift_ppm(const struct clock_model *m);
 
 /* The uncertainty a press happening at host_now_us would get: the model's

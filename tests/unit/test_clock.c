@@ -835,6 +835,28 @@ static void long_pause_needs_fresh_points(void **state) {
         assert_int_equal(clock_model_counters(&m)->restarts, 0);
 }
 
+/* Stamps that only a hostile pad sends: eight exchanges in the same host
+ * microsecond, each a microsecond later on the pad, all with no round
+ * trip.  Every point agrees with the last within its quanta, and the line
+ * through them has b = -1 (the pad's clock infinitely fast): that is no
+ * clock, so the model is not synced, maps nothing, and shows no drift
+ * (once a drift of infinity, which no JSON carries, and an uncertainty
+ * of a NaN cast to an integer).  Found by tests/fuzz/clock_fuzz.c. */
+static void a_fit_that_is_no_clock_is_not_synced(void **state) {
+        struct clock_model m;
+        int64_t host = 0, unc = 0;
+        (void) state;
+
+        clock_model_init(&m, 1000000, NULL);
+        for (uint32_t k = 0; k < 12; k++)
+                assert_int_equal(clock_model_add_sync(&m, HOST_START, HOST_START, 1000 + k, 1000 + k), CLOCK_ACCEPTED);
+        assert_true(m.n_fit >= m.params.min_samples);
+        assert_false(clock_model_synced(&m));
+        assert_int_equal(clock_model_to_host(&m, 1005, &host, &unc), -EAGAIN);
+        assert_true(clock_model_drift_ppm(&m) == 0);
+        assert_int_equal(clock_model_uncertainty_us(&m, HOST_START), m.params.transport_jitter_us);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(synthetic_pads_converge_and_stay_bounded),
@@ -855,6 +877,7 @@ int main(void) {
                 cmocka_unit_test(reset_forgets_the_fit),
                 cmocka_unit_test(uncertainty_grows_without_syncs),
                 cmocka_unit_test(long_pause_needs_fresh_points),
+                cmocka_unit_test(a_fit_that_is_no_clock_is_not_synced),
         };
         return cmocka_run_group_tests_name("clock", tests, NULL, NULL);
 }
