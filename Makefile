@@ -133,7 +133,10 @@ soak: deps
 
 # libFuzzer targets (clang): each runs FUZZ_SECONDS on its corpus in
 # tests/fuzz/corpus/NAME (seeds; inputs that crashed once are kept there for
-# good) and build-fuzz/corpus/NAME (what the fuzzer found, not committed).
+# good) and build-fuzz/corpus/NAME (what the fuzzer found, not committed),
+# with the dictionary tests/fuzz/NAME.dict when there is one.  `make test`
+# replays every committed corpus (tests/unit/test_fuzz_*.c, test_frame.c);
+# docs/testing.md says how to run one target and keep what it finds.
 FUZZ_SECONDS ?= 60
 FUZZ_SRCS  := $(wildcard tests/fuzz/*_fuzz.c)
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
@@ -144,9 +147,11 @@ fuzz: deps
 	$(Q)$(MAKE) --no-print-directory build
 	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
 	$(Q)for f in $(FUZZ_BINS); do n=$$(basename $$f _fuzz); mkdir -p build-fuzz/corpus/$$n; \
+	  d=; [ -f tests/fuzz/$$n.dict ] && d=-dict=tests/fuzz/$$n.dict; \
 	  echo "== fuzzing $$n for $(FUZZ_SECONDS) s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=tests/fuzz/corpus/$$n/crash- \
-	    build-fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>&1 | grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|==|SUMMARY)' || exit 1; done
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=tests/fuzz/corpus/$$n/crash- $$d \
+	    build-fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>&1 | \
+	    grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY)' || exit 1; done
 
 # The fuzzers link the sources they exercise directly, built with clang.
 build-fuzz/config_fuzz: tests/fuzz/config_fuzz.c daemon/config.c common/log.c
@@ -166,6 +171,49 @@ build-fuzz/router_fuzz: tests/fuzz/router_fuzz.c api/router.c $(LIB)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
 	$(Q)clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# What a request's body reaches is instrumented: the decoders, the match
+# JSON they read configs, data and inputs with, the engines (the test
+# build's games too) and the tournament rules; the rest of the library
+# comes uninstrumented (the route table's handlers are never called).
+FUZZ_PURE  := $(filter-out engine/registry.c,$(wildcard engine/*.c)) $(wildcard tournament/*.c) $(GAME_SRCS)
+build-fuzz/bodies_fuzz: tests/fuzz/bodies_fuzz.c api/bodies.c api/problem.c api/stage_data.c \
+                        match/json_fields.c match/json_game.c match/json_io.c $(FUZZ_PURE) $(LIB)
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+build-fuzz/query_fuzz: tests/fuzz/query_fuzz.c api/query.c api/problem.c $(LIB)
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+build-fuzz/sse_fuzz: tests/fuzz/sse_fuzz.c api/sse.c $(LIB)
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# The spool reader, the pad messages and the clock model are libc (and
+# libm) only: no library flags.
+build-fuzz/spool_fuzz: tests/fuzz/spool_fuzz.c store/spool.c
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^
+
+build-fuzz/payload_fuzz: tests/fuzz/payload_fuzz.c hardware/frame.c hardware/clock.c
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^ -lm
+
+build-fuzz/clock_fuzz: tests/fuzz/clock_fuzz.c hardware/clock.c
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^ -lm
+
+build-fuzz/migrate_fuzz: tests/fuzz/migrate_fuzz.c store/migrate.c
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 build: $(DAEMON) $(TOOL_BINS)
 
