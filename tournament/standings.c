@@ -65,7 +65,7 @@ struct st_acc {
 struct st_bval {
         double  fide;           /* the opponent's abh, or the entrant's own points */
         double  usa;            /* the opponent's usa, or 0 */
-        bool    vur;            /* an unplayed round the entrant chose: cut first (C.07 art. 16.5) */
+        bool    vur;            /* an unplayed round the entrant chose: cut first (C.07 art. 16) */
         int     count;          /* 1, or the rounds missed */
         int     cut;            /* how many of them are cut (scratch) */
 };
@@ -439,7 +439,7 @@ static size_t st_bvals(struct st_ctx *ctx, int e) {
 
 /* The sum of the values in v[0..m) (fide or usa) without `low` low values
  * and `high` high ones.  With vur_first, the low cuts take the entrant's
- * own unplayed rounds first (C.07 art. 16.5).  Fewer values than cuts: the
+ * own unplayed rounds first (C.07 art. 16).  Fewer values than cuts: the
  * low cuts come first and the sum is 0.  Among equal values the first is
  * cut; the sum adds the rest in order, so it is the same bits for the same
  * input. */

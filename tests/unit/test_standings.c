@@ -421,8 +421,8 @@ static void a_dropped_player_keeps_its_results_and_its_place(void **state) {
  * missed rounds 4–6, so 3 counts 3 + 3 × ½ = 4.5.  An unplayed round of
  * the entrant itself — a bye, a forfeit won or lost, a round missed after
  * dropping — is a dummy opponent holding the entrant's own points
- * (art. 16.4); those it chose not to play (its forfeits, the rounds it
- * missed) are cut first (art. 16.5). */
+ * (art. 16); those it chose not to play (its forfeits, the rounds it
+ * missed) are cut first. */
 static const struct tour_result unplayed[] = {
         WIN(1, 0, 1), WIN(1, 2, 7), WIN(1, 3, 6),
         DRAW(2, 0, 2), WIN(2, 1, 6), WIN(2, 3, 7),
