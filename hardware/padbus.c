@@ -551,6 +551,15 @@ static struct device on_hello(struct port *p, const struct frame *f, int64_t now
 
         if (proto_unpack_hello(f, &h) < 0)
                 return NO_DEVICE;
+        if (h.uid == 0 || h.kind < PROTO_KIND_BUTTONS || h.kind > PROTO_KIND_REFEREE || h.n_buttons < 1 ||
+            h.n_buttons > PROTO_MAX_BUTTONS) {
+                /* docs/protocol.md section 11: no pad is made of it */
+                p->pub.bad_hellos++;
+                log_limited(&b->drop_log, now, "%s: a HELLO with uid %016llx, kind %u and %u buttons is ignored: "
+                            "a pad has a uid other than 0, kind 1 to 3 and 1 to %d buttons (firmware bug?)",
+                            port_name(p), (unsigned long long) h.uid, h.kind, h.n_buttons, PROTO_MAX_BUTTONS);
+                return NO_DEVICE;
+        }
         s = find_by_uid(b, h.uid);
         if (!s) {
                 s = pad_new(b, &h);

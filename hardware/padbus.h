@@ -169,6 +169,7 @@ struct padbus_port {
         char last_error[128];           /* why it is closed, for health and the API */
         struct frame_faults faults;     /* every frame fault seen on this port */
         uint64_t tx_frames, tx_dropped; /* dropped: the kernel buffer was full */
+        uint64_t bad_hellos;            /* HELLOs with uid 0, an unknown kind or a bad button count: ignored */
 };
 
 struct pad_press {
