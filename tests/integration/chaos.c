@@ -791,11 +791,12 @@ static void check_presses(struct chaos *c, size_t i, json_t *log, const char *wh
         }
 }
 
-/* Replays log into the match as GET /v1/matches/{id} shows it, dealt from
- * seed, checking each input's refusal and state hash as stored; returns
- * the referee's view of the state after the last input (a new reference).
- * Fails the test at the first difference. */
-static json_t *replay(struct chaos *c, const struct chaos_match *m, json_t *match, json_t *log) {
+/* Replays the first upto inputs of log (SIZE_MAX: all) into the match as
+ * GET /v1/matches/{id} shows it, dealt from seed, checking each input's
+ * refusal and state hash as stored; returns the referee's view of the
+ * state after the last input (a new reference).  Fails the test at the
+ * first difference. */
+static json_t *replay(struct chaos *c, const struct chaos_match *m, json_t *match, json_t *log, size_t upto) {
         const struct eng_game *g = eng_game_find(str_or(match, "game", ""));
         json_t *seats = json_object_get(match, "seats"), *it;
         struct eng_data files;
@@ -822,6 +823,8 @@ static json_t *replay(struct chaos *c, const struct chaos_match *m, json_t *matc
                 struct eng_out out;
                 char hash[17];
 
+                if (i == upto)
+                        break;
                 if (seq != (json_int_t) i + 1)
                         fail_msg("%s: match %lld (%s): the stored log's item %zu has seq %lld: a gap", c->scene,
                                  (long long) m->id, lane_names[m->lane], i, (long long) seq);
@@ -877,6 +880,38 @@ static char *view_difference(json_t *live, json_t *replayed, size_t n_inputs) {
         return text;
 }
 
+/* When the live view is the state after a shorter prefix of the stored
+ * log, says which stored inputs the live match does not have (an input
+ * written after the daemon rebuilt the match, say); appends to text. */
+static char *behind_by(struct chaos *c, const struct chaos_match *m, json_t *match, json_t *log, json_t *live,
+                       char *text) {
+        size_t n = json_array_size(log), k = n;
+        char *more = NULL;
+
+        while (k-- > 0) {
+                json_t *v = replay(c, m, match, log, k);
+                bool same = json_equal(v, live);
+                json_decref(v);
+                if (same)
+                        break;
+        }
+        if (k == SIZE_MAX)
+                return text;
+        size_t len = 0;
+        FILE *f = open_memstream(&more, &len);
+        assert_non_null(f);
+        fprintf(f, "%s\nThe live match is the state after the first %zu stored inputs; it does not have:", text, k);
+        for (size_t j = k; j < n; j++) {
+                json_t *it = json_array_get(log, j);
+                fprintf(f, "\n  seq %lld: %s from %s (%s), recorded at %s",
+                        (long long) json_integer_value(json_object_get(it, "seq")), str_or(it, "kind", "?"),
+                        str_or(it, "source", "?"), str_or(it, "reason", "no reason"), str_or(it, "recorded_at", "?"));
+        }
+        fclose(f);
+        free(text);
+        return more;
+}
+
 /* The live match holds the state of its stored log: a snapshot (the view,
  * the log, the view again, unchanged) whose log replays to that view.  An
  * input on its way to the database makes the view run ahead of the log for
@@ -899,11 +934,12 @@ static void check_resumed(struct chaos *c, size_t i, json_t *match, const char *
                                 fail_msg("%s, %s: match %lld (%s) is not live (HTTP %ld)", c->scene, when,
                                          (long long) m->id, lane_names[m->lane], v1 ? st2 : st1);
                 } else if (json_equal(v1, v2)) {
-                        json_t *replayed = replay(c, m, match, log);
+                        json_t *replayed = replay(c, m, match, log, SIZE_MAX);
                         done = json_equal(replayed, json_object_get(v1, "view"));
                         if (!done) {
                                 free(last);
                                 last = view_difference(json_object_get(v1, "view"), replayed, json_array_size(log));
+                                last = behind_by(c, m, match, log, json_object_get(v1, "view"), last);
                         }
                         json_decref(replayed);
                 }
