@@ -28,6 +28,23 @@
  *     is up (Hello answered); name_backoff for asking for a taken name again,
  *     reset when the name is ours and on every new connection.  A standby
  *     instance that waited long for the name still reconnects quickly.
+ *
+ * Coalesced PropertiesChanged (bus.h).  Every module's property changes are
+ * marked here, keyed by (object path, interface), and sent by the
+ * before-sleep hook, one PropertiesChanged per key.  Invariants:
+ *   - changes[0..n_changes) are the keys marked since the last flush, in the
+ *     order first marked; an entry's names are distinct, and an entry with
+ *     no names has been sent already (bus_emit_object_removed() sends one
+ *     object's early) and is skipped.
+ *   - index is an open-addressing table (linear probing) over changes:
+ *     index_cap is 0 or a power of two at least four times cap_changes, a
+ *     slot holds 0 (empty) or an entry's position + 1.  Entries are never
+ *     removed one by one, only all at once by a flush, so probing needs no
+ *     tombstones.
+ *   - Only a connection that is up has entries: bus_drop_connection() drops
+ *     them (a new connection's listeners read everything afresh).
+ *   - The hook flushes before it re-arms the watch, so a PropertiesChanged
+ *     queued by the flush is written in the same turn.
  */
 #include "bus/bus.h"
 
@@ -41,6 +58,7 @@
 #include <event2/event.h>
 #include <systemd/sd-bus.h>
 
+#include "bus/property.h"
 #include "common/log.h"
 #include "common/loop.h"
 #include "common/time.h"
@@ -80,6 +98,29 @@
 /* Room for /proc/<pid>/comm: TASK_COMM_LEN is 16 including the NUL. */
 #define COMM_MAX 16
 
+/* The most properties one pending PropertiesChanged names (bus.h): an entry
+ * that would overflow is sent at once and begun again, so this bounds
+ * memory, not correctness. */
+#define BUS_CHANGE_MAX_NAMES BUS_PROPERTIES_CHANGED_MAX
+/* The first allocation of pending changes; doubled as needed. */
+#define BUS_CHANGES_MIN 16
+/* index_cap = BUS_INDEX_SPREAD * cap_changes: the table stays at most a
+ * quarter full, so a probe sequence stays short. */
+#define BUS_INDEX_SPREAD 4
+/* FNV-1a 64 offset basis and prime (Fowler, Noll, Vo; draft-eastlake-fnv,
+ * section 5), as engine/hash.h: a fast hash for the index, nothing more. */
+#define FNV64_OFFSET 0xcbf29ce484222325ULL
+#define FNV64_PRIME  0x100000001b3ULL
+
+/* One object and interface with properties changed this turn. */
+struct bus_change {
+        char *path;                                     /* owned */
+        const char *iface;                              /* borrowed: outlives the bus (bus.h) */
+        uint64_t hash;                                  /* of path and iface */
+        const char *names[BUS_CHANGE_MAX_NAMES + 1];    /* borrowed, NULL-terminated when sent */
+        size_t n_names;                                 /* 0: sent already */
+};
+
 struct bus {
         struct loop *loop;
         enum bus_kind kind;
@@ -103,14 +144,18 @@ struct bus {
         int64_t retry_usec;             /* the delay just scheduled (for the log) */
         char *other_owner;              /* unique name of whoever holds BUS_NAME */
 
-        /* Exported properties, read by sd-bus's default getters through the
-         * vtable's offsetof(): strings are never NULL. */
+        /* Exported properties, read through the vtable's typed getters
+         * (bus/property.h): strings are never NULL. */
         char *version;
         char *status;
         char *database;
         uint64_t started_at;
-        bool status_dirty;
-        bool database_dirty;
+
+        /* Pending PropertiesChanged of every module (see the invariants). */
+        struct bus_change *changes;
+        size_t n_changes, cap_changes;
+        uint32_t *index;
+        size_t index_cap;
 
         /* Other modules' objects, registered again on every connection. */
         struct {
@@ -138,20 +183,16 @@ const char *bus_state_to_string(enum bus_state s) {
         return "unknown";
 }
 
-/* The Manager interface.  Const, with sd-bus's default getters reading the
- * fields of struct bus, so nothing here can fail or allocate per call.
- * Version and StartedAt never change (EmitsChangedSignal=const in the
- * introspection); Status and Database announce their changes. */
+/* The Manager interface.  Const, with typed getters reading the fields of
+ * struct bus, so nothing here can fail or allocate per call.  Version and
+ * StartedAt never change (EmitsChangedSignal=const in the introspection);
+ * Status and Database announce their changes. */
 static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_PROPERTY("Version", "s", NULL, offsetof(struct bus, version),
-                        SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_PROPERTY("Status", "s", NULL, offsetof(struct bus, status),
-                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Database", "s", NULL, offsetof(struct bus, database),
-                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("StartedAt", "t", NULL, offsetof(struct bus, started_at),
-                        SD_BUS_VTABLE_PROPERTY_CONST),
+        BUS_PROPERTY_STRING("Version", struct bus, version, SD_BUS_VTABLE_PROPERTY_CONST),
+        BUS_PROPERTY_STRING("Status", struct bus, status, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        BUS_PROPERTY_STRING("Database", struct bus, database, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        BUS_PROPERTY_U64("StartedAt", struct bus, started_at, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_SIGNAL_WITH_NAMES("PadAdded", "so", SD_BUS_PARAM(id) SD_BUS_PARAM(path), 0),
         SD_BUS_SIGNAL_WITH_NAMES("PadRemoved", "so", SD_BUS_PARAM(id) SD_BUS_PARAM(path), 0),
         SD_BUS_VTABLE_END
@@ -208,9 +249,13 @@ static void bus_arm_retry(struct bus *b, int64_t delay_usec) {
                 log_error("cannot schedule the D-Bus retry timer; D-Bus stays down");
 }
 
-/* Forgets the connection: no callback of it runs again.  Used when it was
- * lost and from bus_free(); never from inside an sd-bus callback. */
+static void bus_changes_clear(struct bus *b);
+
+/* Forgets the connection: no callback of it runs again, and no change
+ * waits for it.  Used when it was lost and from bus_free(); never from
+ * inside an sd-bus callback. */
 static void bus_drop_connection(struct bus *b) {
+        bus_changes_clear(b);
         if (b->io_ev) {
                 event_free(b->io_ev);
                 b->io_ev = NULL;
@@ -324,29 +369,187 @@ static int bus_arm(struct bus *b) {
         return 0;
 }
 
-/* Announces the properties changed since the last turn in one
- * PropertiesChanged, so a burst of setter calls costs one signal.  Before the
- * connection is up nobody can hold an old value: the marks are just dropped. */
-static void bus_flush_properties(struct bus *b) {
-        const char *names[3];
-        size_t n = 0;
-        int r;
+/* ---- coalesced PropertiesChanged (bus.h; the invariants above) ---------- */
 
-        if (!b->status_dirty && !b->database_dirty)
-                return;
-        if (b->status_dirty)
-                names[n++] = "Status";
-        if (b->database_dirty)
-                names[n++] = "Database";
-        names[n] = NULL;
-        b->status_dirty = b->database_dirty = false;
+static uint64_t change_hash(const char *path, const char *iface) {
+        uint64_t h = FNV64_OFFSET;
 
-        if (!b->bus || sd_bus_is_ready(b->bus) <= 0)
-                return;
-        r = sd_bus_emit_properties_changed_strv(b->bus, BUS_ROOT_PATH, BUS_MANAGER_IFACE,
-                                                (char **) names);
+        for (const char *p = path; *p; p++)
+                h = (h ^ (uint8_t) *p) * FNV64_PRIME;
+        h *= FNV64_PRIME;               /* the NUL between them: ("/a", "b.c") is not ("/ab", ".c") */
+        for (const char *p = iface; *p; p++)
+                h = (h ^ (uint8_t) *p) * FNV64_PRIME;
+        return h;
+}
+
+/* The entry of (path, iface), or NULL.  The probe ends: the table is never
+ * more than a quarter full. */
+static struct bus_change *change_find(struct bus *b, const char *path, const char *iface, uint64_t hash) {
+        size_t mask;
+
+        if (b->index_cap == 0)
+                return NULL;
+        mask = b->index_cap - 1;
+        for (size_t i = (size_t) hash & mask;; i = (i + 1) & mask) {
+                struct bus_change *c;
+
+                if (b->index[i] == 0)
+                        return NULL;
+                c = &b->changes[b->index[i] - 1];
+                if (c->hash == hash && strcmp(c->iface, iface) == 0 && strcmp(c->path, path) == 0)
+                        return c;
+        }
+}
+
+static void index_put(struct bus *b, size_t at) {
+        size_t mask = b->index_cap - 1;
+        size_t i = (size_t) b->changes[at].hash & mask;
+
+        while (b->index[i] != 0)
+                i = (i + 1) & mask;
+        b->index[i] = (uint32_t) (at + 1);
+}
+
+/* Doubles the room for entries and rebuilds the index for it. */
+static int changes_grow(struct bus *b) {
+        size_t cap = b->cap_changes ? 2 * b->cap_changes : BUS_CHANGES_MIN;
+        struct bus_change *changes;
+        uint32_t *index;
+
+        if (cap > UINT32_MAX / BUS_INDEX_SPREAD)
+                return -ENOMEM;
+        changes = realloc(b->changes, cap * sizeof *changes);
+        if (!changes)
+                return -ENOMEM;
+        b->changes = changes;
+        index = calloc(cap * BUS_INDEX_SPREAD, sizeof *index);
+        if (!index)
+                return -ENOMEM;
+        free(b->index);
+        b->index = index;
+        b->index_cap = cap * BUS_INDEX_SPREAD;
+        b->cap_changes = cap;
+        for (size_t i = 0; i < b->n_changes; i++)
+                index_put(b, i);
+        return 0;
+}
+
+static void change_emit(struct bus *b, const char *path, const char *iface, const char **names) {
+        int r = sd_bus_emit_properties_changed_strv(b->bus, path, iface, (char **) names);
+
+        /* The object manager tells a reconnecting listener the whole state:
+         * a change lost with the connection is not worth more than this. */
         if (r < 0)
-                log_warning_errno(r, "cannot announce changed D-Bus properties: %s", strerror(-r));
+                log_full_errno(r == -ENOMEM ? LOG_WARNING : LOG_DEBUG, r,
+                               "cannot announce changed properties of %s (%s) on D-Bus: %s", path, iface,
+                               strerror(-r));
+}
+
+/* Sends entry c now, if it has anything left to send. */
+static void change_send(struct bus *b, struct bus_change *c) {
+        if (c->n_names == 0)
+                return;
+        c->names[c->n_names] = NULL;
+        c->n_names = 0;
+        if (b->bus && sd_bus_is_ready(b->bus) > 0)
+                change_emit(b, c->path, c->iface, c->names);
+}
+
+static void bus_changes_clear(struct bus *b) {
+        if (b->n_changes == 0)
+                return;
+        for (size_t i = 0; i < b->n_changes; i++)
+                free(b->changes[i].path);
+        b->n_changes = 0;
+        memset(b->index, 0, b->index_cap * sizeof *b->index);
+}
+
+void bus_flush_changes(struct bus *b) {
+        if (!b)
+                return;
+        for (size_t i = 0; i < b->n_changes; i++)
+                change_send(b, &b->changes[i]);
+        bus_changes_clear(b);
+}
+
+int bus_properties_changed_strv(struct bus *b, const char *path, const char *iface, const char *const *names) {
+        struct bus_change *c;
+        uint64_t hash;
+        size_t n = 0;
+
+        /* Not connected: nobody holds an old value, and the next connection's
+         * listeners read everything afresh. */
+        if (!bus_get_sd_bus(b) || !path || !iface || !names)
+                return 0;
+        while (names[n])
+                if (++n > BUS_CHANGE_MAX_NAMES)
+                        return -E2BIG;
+        if (n == 0)
+                return 0;
+
+        hash = change_hash(path, iface);
+        c = change_find(b, path, iface, hash);
+        if (!c) {
+                char *copy = NULL;
+
+                if ((b->n_changes == b->cap_changes && changes_grow(b) < 0) || !(copy = strdup(path))) {
+                        /* No room to wait: say it now, uncoalesced but true. */
+                        change_emit(b, path, iface, (const char **) names);
+                        return 0;
+                }
+                c = &b->changes[b->n_changes];
+                *c = (struct bus_change) { .path = copy, .iface = iface, .hash = hash };
+                index_put(b, b->n_changes++);
+        }
+        for (size_t i = 0; i < n; i++) {
+                bool known = false;
+
+                for (size_t k = 0; k < c->n_names && !known; k++)
+                        known = strcmp(c->names[k], names[i]) == 0;
+                if (known)
+                        continue;
+                if (c->n_names == BUS_CHANGE_MAX_NAMES)
+                        change_send(b, c);
+                c->names[c->n_names++] = names[i];
+        }
+        return 0;
+}
+
+int bus_properties_changed(struct bus *b, const char *path, const char *iface, ...) {
+        const char *names[BUS_CHANGE_MAX_NAMES + 1];
+        const char *name;
+        size_t n = 0;
+        va_list ap;
+
+        va_start(ap, iface);
+        while ((name = va_arg(ap, const char *))) {
+                if (n == BUS_CHANGE_MAX_NAMES) {
+                        va_end(ap);
+                        return -E2BIG;
+                }
+                names[n++] = name;
+        }
+        va_end(ap);
+        names[n] = NULL;
+        return bus_properties_changed_strv(b, path, iface, names);
+}
+
+int bus_emit_object_added(struct bus *b, const char *path) {
+        sd_bus *bus = bus_get_sd_bus(b);
+
+        return bus ? sd_bus_emit_object_added(bus, path) : 0;
+}
+
+int bus_emit_object_removed(struct bus *b, const char *path) {
+        sd_bus *bus = bus_get_sd_bus(b);
+
+        if (!bus)
+                return 0;
+        /* Its last values first, while the object can still be read. */
+        for (size_t i = 0; i < b->n_changes; i++)
+                if (strcmp(b->changes[i].path, path) == 0)
+                        change_send(b, &b->changes[i]);
+        return sd_bus_emit_object_removed(bus, path);
 }
 
 /* The loop's before-sleep step: flush coalesced property changes (that may
@@ -355,7 +558,7 @@ static void bus_before_sleep(void *userdata) {
         struct bus *b = userdata;
         int r;
 
-        bus_flush_properties(b);
+        bus_flush_changes(b);
         if (!b->bus)
                 return;
         r = bus_arm(b);
@@ -782,7 +985,7 @@ void bus_free(struct bus *b) {
                 loop_remove_before_sleep(b->loop, b->hook_id);
 
         if (b->bus && sd_bus_is_ready(b->bus) > 0) {
-                bus_flush_properties(b);
+                bus_flush_changes(b);
                 if (b->state == BUS_STATE_OWNED)
                         (void) sd_bus_release_name_async(b->bus, NULL, BUS_NAME, NULL, NULL);
                 (void) sd_bus_flush(b->bus);
@@ -792,6 +995,8 @@ void bus_free(struct bus *b) {
                 event_free(b->timeout_ev);
         if (b->retry_ev)
                 event_free(b->retry_ev);
+        free(b->changes);
+        free(b->index);
         free(b->detail);
         free(b->version);
         free(b->status);
@@ -828,12 +1033,12 @@ static bool bus_update_string(char **field, const char *value) {
 
 void bus_set_status(struct bus *b, const char *status) {
         if (b && bus_update_string(&b->status, status))
-                b->status_dirty = true;
+                (void) bus_properties_changed(b, BUS_ROOT_PATH, BUS_MANAGER_IFACE, "Status", NULL);
 }
 
 void bus_set_database(struct bus *b, const char *database_state) {
         if (b && bus_update_string(&b->database, database_state))
-                b->database_dirty = true;
+                (void) bus_properties_changed(b, BUS_ROOT_PATH, BUS_MANAGER_IFACE, "Database", NULL);
 }
 
 int bus_add_extension(struct bus *b, bus_register_fn fn, void *userdata) {

@@ -18,10 +18,32 @@
  *     StartedAt t  CLOCK_REALTIME µs when the daemon started
  *
  * Changes to Status and Database are announced with PropertiesChanged,
- * coalesced: setters mark them dirty and the before-sleep hook emits one
- * signal per turn.  Losing the name (NameLost) or the connection is logged
- * and retried with back-off (1 s doubling to 30 s) without disturbing the
- * rest of the daemon.
+ * coalesced like every other module's (below).  Losing the name (NameLost)
+ * or the connection is logged and retried with back-off (1 s doubling to
+ * 30 s) without disturbing the rest of the daemon.
+ *
+ * Coalesced PropertiesChanged.  The bus/ modules (pads.h, matches.h,
+ * tournaments.h) export their objects through bus_add_extension() and
+ * announce property changes through bus_properties_changed(): a change is
+ * marked, keyed by object path and interface, and the loop's before-sleep
+ * hook sends one PropertiesChanged per object and interface with every
+ * property marked since the previous turn.  So a burst of changes in one
+ * turn costs one signal per object, and it carries only the latest values
+ * (getters read them when the signal is built).  The hook sends them before
+ * it re-arms the connection's watch, so they go out before the loop sleeps.
+ *
+ * Signals other than PropertiesChanged (Pressed, CallJudged, RoundStarted,
+ * InterfacesAdded, …) are sent at once, in the order they happen, so a
+ * turn's signals precede its PropertiesChanged.  A client that reads a
+ * property when a signal arrives still sees the new value: properties are
+ * read live from their module's structs at every Get, never from a copy
+ * that waits for the flush.  An object that goes away
+ * (bus_emit_object_removed) sends its pending changes first, so its last
+ * values are announced before InterfacesRemoved.
+ *
+ * Owns the connection, its slots (floating: they die with it), the
+ * Manager's property values and the pending changes; the extensions'
+ * objects stay their modules'.
  */
 #ifndef ARBITER_BUS_BUS_H
 #define ARBITER_BUS_BUS_H
@@ -78,5 +100,31 @@ int bus_add_extension(struct bus *b, bus_register_fn fn, void *userdata);
  * Objects are registered through bus_add_extension(), which re-adds them
  * after a reconnect. */
 struct sd_bus *bus_get_sd_bus(struct bus *b);
+
+/* Every emits-change property of our largest interface (org.arbiter.
+ * Arbiter1.Pad has nine, docs/dbus.md), with room to spare. */
+#define BUS_PROPERTIES_CHANGED_MAX 16
+
+/* Marks properties of the object at path, interface iface, as changed, for
+ * the next PropertiesChanged of that object and interface (see "Coalesced
+ * PropertiesChanged" above).  names: NULL-terminated, each an emits-change
+ * property of iface, at most BUS_PROPERTIES_CHANGED_MAX.  path is copied;
+ * iface and the names are not, and must outlive the bus (the vtables'
+ * literals).  Nothing is marked while the bus is not connected: the next
+ * connection's listeners read everything afresh.  0, or -E2BIG for too many
+ * names; when there is no memory to wait, the signal is sent at once. */
+int bus_properties_changed_strv(struct bus *b, const char *path, const char *iface, const char *const *names);
+int bus_properties_changed(struct bus *b, const char *path, const char *iface, ...)
+        __attribute__((sentinel));
+/* Sends every pending change now, as the before-sleep hook does each turn:
+ * for a module whose objects are about to go without InterfacesRemoved (the
+ * daemon stopping). */
+void bus_flush_changes(struct bus *b);
+
+/* InterfacesAdded and InterfacesRemoved of the object at path (an object
+ * below BUS_ROOT_PATH, the object manager).  Removal sends the object's
+ * pending changes first.  0 (also when not connected) or -errno. */
+int bus_emit_object_added(struct bus *b, const char *path);
+int bus_emit_object_removed(struct bus *b, const char *path);
 
 #endif

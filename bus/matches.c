@@ -13,6 +13,7 @@
 #include <systemd/sd-bus.h>
 
 #include "bus/bus.h"
+#include "bus/property.h"
 #include "common/log.h"
 #include "match/json.h"
 #include "match/match.h"
@@ -23,16 +24,22 @@
 /* Nesting of a JSON value turned into variants (a view's depth). */
 #define VARIANT_MAX_DEPTH       16
 
-/* One daemon, one bus, one runtime: the fallback callbacks find them here,
- * with the per-game vtables built at start-up. */
-static struct {
-        struct bus *bus;
-        struct matches *reg;
-        sd_bus_vtable *match_vtable;    /* the Match interface: properties, the framework's signals */
-        sd_bus_vtable *game_vtables[BUS_MATCH_MAX_GAMES];       /* per game in eng_games */
-        char *game_ifaces[BUS_MATCH_MAX_GAMES];
+/* One interface of the match objects, served by one fallback vtable whose
+ * userdata it is: the find callback reaches the registry through it. */
+struct match_iface {
+        struct bus_matches *bm;
+        const struct eng_game *game;    /* NULL: the Match interface, every game's matches */
+        char *name;                     /* owned */
+        sd_bus_vtable *vtable;          /* owned, with the strings of its signals */
+};
+
+struct bus_matches {
+        struct bus *bus;                /* borrowed; NULL: not exported */
+        struct matches *reg;            /* borrowed; NULL once detached */
+        struct match_iface match;       /* org.arbiter.Arbiter1.Match */
+        struct match_iface games[BUS_MATCH_MAX_GAMES];  /* per game in eng_games, in order */
         size_t n_games;
-} ctx;
+};
 
 /* A match id in decimal is already a valid path element. */
 static char *match_path(int64_t id) {
@@ -223,28 +230,30 @@ static int append_json(sd_bus_message *m, json_t *v, int depth) {
         return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
-/* ---- properties (typed getters, one per property) ------------------------ */
+/* ---- properties ------------------------------------------------------------
+ *
+ * Id is a field of struct match (a typed getter, bus/property.h).  The others
+ * are computed, each by a getter of its own: State from the abort flag, the
+ * log's phase and the engine's status (match_state_name()); Window is the
+ * open window's id but 0 while none is open, though the struct keeps the
+ * last one; Game, Seats, GamePause and View come from the game and the
+ * engine's state. */
 
+/* The fallbacks' find: userdata is the interface's struct match_iface, the
+ * object found is the struct match the vtable's offsets are into.  A game's
+ * interface is only on that game's matches. */
 static int find_match(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
                       sd_bus_error *ret_error) {
-        const struct eng_game *g = userdata;    /* NULL: the Match interface, for every game */
+        const struct match_iface *mi = userdata;
         int64_t id = id_of_path(path);
         struct match *m;
 
         (void) bus, (void) interface, (void) ret_error;
-        m = id > 0 ? matches_find(ctx.reg, id) : NULL;
-        if (!m || (g && m->game != g))
+        m = id > 0 && mi->bm->reg ? matches_find(mi->bm->reg, id) : NULL;
+        if (!m || (mi->game && m->game != mi->game))
                 return 0;
         *ret_found = m;
         return 1;
-}
-
-static int get_id(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
-                  void *userdata, sd_bus_error *ret_error) {
-        const struct match *m = userdata;
-
-        (void) bus, (void) path, (void) iface, (void) prop, (void) ret_error;
-        return sd_bus_message_append(reply, "t", (uint64_t) m->id);
 }
 
 static int get_game(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
@@ -323,7 +332,7 @@ static int get_view(sd_bus *bus, const char *path, const char *iface, const char
 #define PROPERTY(name, sig, get, flags) SD_BUS_PROPERTY(name, sig, get, 0, flags)
 
 static const sd_bus_vtable match_properties[] = {
-        PROPERTY("Id", "t", get_id, SD_BUS_VTABLE_PROPERTY_CONST),
+        BUS_PROPERTY_I64_T("Id", struct match, id, SD_BUS_VTABLE_PROPERTY_CONST),
         PROPERTY("Game", "s", get_game, SD_BUS_VTABLE_PROPERTY_CONST),
         PROPERTY("Seats", "a(ysa(ss))", get_seats, SD_BUS_VTABLE_PROPERTY_CONST),
         PROPERTY("State", "s", get_state, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -386,14 +395,15 @@ static sd_bus_vtable *signals_vtable(const sd_bus_vtable *props, size_t n_props,
 
 static int enumerate_matches(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes,
                              sd_bus_error *ret_error) {
-        size_t n = matches_ids(ctx.reg, NULL, 0), got;
+        struct bus_matches *bm = userdata;
+        size_t n = bm->reg ? matches_ids(bm->reg, NULL, 0) : 0, got;
         int64_t *ids = calloc(n + 1, sizeof *ids);
         char **nodes = calloc(n + 1, sizeof *nodes);
 
-        (void) bus, (void) prefix, (void) userdata, (void) ret_error;
+        (void) bus, (void) prefix, (void) ret_error;
         if (!ids || !nodes)
                 goto oom;
-        got = matches_ids(ctx.reg, ids, n);
+        got = bm->reg ? matches_ids(bm->reg, ids, n) : 0;
         for (size_t i = 0; i < got && i < n; i++) {
                 nodes[i] = match_path(ids[i]);
                 if (!nodes[i])
@@ -411,17 +421,17 @@ oom:
 }
 
 static int register_matches(void *userdata, sd_bus *bus) {
+        struct bus_matches *bm = userdata;
         int r;
 
-        (void) userdata;
-        r = sd_bus_add_fallback_vtable(bus, NULL, BUS_MATCH_PREFIX, BUS_MATCH_IFACE, ctx.match_vtable, find_match,
-                                       NULL);
-        for (size_t i = 0; r >= 0 && i < ctx.n_games; i++)
-                r = sd_bus_add_fallback_vtable(bus, NULL, BUS_MATCH_PREFIX, ctx.game_ifaces[i], ctx.game_vtables[i],
-                                               find_match, (void *) eng_games[i]);
+        r = sd_bus_add_fallback_vtable(bus, NULL, BUS_MATCH_PREFIX, bm->match.name, bm->match.vtable, find_match,
+                                       &bm->match);
+        for (size_t i = 0; r >= 0 && i < bm->n_games; i++)
+                r = sd_bus_add_fallback_vtable(bus, NULL, BUS_MATCH_PREFIX, bm->games[i].name, bm->games[i].vtable,
+                                               find_match, &bm->games[i]);
         if (r < 0)
                 return r;
-        return sd_bus_add_node_enumerator(bus, NULL, BUS_MATCH_PREFIX, enumerate_matches, NULL);
+        return sd_bus_add_node_enumerator(bus, NULL, BUS_MATCH_PREFIX, enumerate_matches, bm);
 }
 
 /* ---- announcements ----------------------------------------------------- */
@@ -430,42 +440,45 @@ static int register_matches(void *userdata, sd_bus *bus) {
  * the object manager tells a reconnecting listener the whole state. */
 
 static void on_added(void *userdata, struct match *m, bool created) {
-        sd_bus *bus = bus_get_sd_bus(userdata);
+        struct bus_matches *bm = userdata;
         char *path;
 
         (void) created;         /* either way a new object on the bus */
 
-        if (!bus || !(path = match_path(m->id)))
+        if (!bus_get_sd_bus(bm->bus) || !(path = match_path(m->id)))
                 return;
-        if (sd_bus_emit_object_added(bus, path) < 0)
+        if (bus_emit_object_added(bm->bus, path) < 0)
                 log_debug("could not announce match %" PRId64 " on D-Bus", m->id);
         free(path);
 }
 
+/* Its pending PropertiesChanged goes first (bus_emit_object_removed()): a
+ * finished match's last State is announced before it leaves. */
 static void on_removed(void *userdata, struct match *m) {
-        sd_bus *bus = bus_get_sd_bus(userdata);
+        struct bus_matches *bm = userdata;
         char *path;
 
-        if (!bus || !(path = match_path(m->id)))
+        if (!bus_get_sd_bus(bm->bus) || !(path = match_path(m->id)))
                 return;
-        if (sd_bus_emit_object_removed(bus, path) < 0)
+        if (bus_emit_object_removed(bm->bus, path) < 0)
                 log_debug("could not announce the end of match %" PRId64 " on D-Bus", m->id);
         free(path);
 }
 
-static void emit_changed(sd_bus *bus, const char *path, int64_t id) {
-        if (sd_bus_emit_properties_changed(bus, path, BUS_MATCH_IFACE, "State", "Window", "GamePause", "View",
-                                           NULL) < 0)
-                log_debug("could not emit PropertiesChanged for match %" PRId64, id);
+/* Every emits-change property, changed or not (docs/dbus.md), coalesced
+ * with the rest of the turn's. */
+static void mark_changed(struct bus_matches *bm, const char *path) {
+        (void) bus_properties_changed(bm->bus, path, BUS_MATCH_IFACE, "State", "Window", "GamePause", "View",
+                                      NULL);
 }
 
 static void on_aborted(void *userdata, struct match *m) {
-        sd_bus *bus = bus_get_sd_bus(userdata);
+        struct bus_matches *bm = userdata;
         char *path;
 
-        if (!bus || !(path = match_path(m->id)))
+        if (!bus_get_sd_bus(bm->bus) || !(path = match_path(m->id)))
                 return;
-        emit_changed(bus, path, m->id);
+        mark_changed(bm, path);
         free(path);
 }
 
@@ -568,8 +581,11 @@ static int emit_output(sd_bus *bus, const char *path, const struct match *m, con
         return r;
 }
 
+/* The input's signals at once, in the engine's order; its new values in
+ * the turn's coalesced PropertiesChanged, after them. */
 static void on_published(void *userdata, struct match *m, const struct eng_input *in, const struct eng_out *out) {
-        sd_bus *bus = bus_get_sd_bus(userdata);
+        struct bus_matches *bm = userdata;
+        sd_bus *bus = bus_get_sd_bus(bm->bus);
         char iface[NAME_MAX_DBUS];
         char *path;
 
@@ -581,32 +597,26 @@ static void on_published(void *userdata, struct match *m, const struct eng_input
         for (size_t i = 0; i < out->n; i++)
                 if (!eng_output_is_request(&out->v[i]) && emit_output(bus, path, m, &out->v[i], iface) < 0)
                         log_debug("could not emit %s for match %" PRId64 " on D-Bus", out->v[i].def->name, m->id);
-        emit_changed(bus, path, m->id);
+        mark_changed(bm, path);
         free(path);
 }
 
-int bus_matches_setup(struct bus *b, struct matches *reg) {
-        const struct match_observer obs = {
-                .added = on_added,
-                .removed = on_removed,
-                .aborted = on_aborted,
-                .published = on_published,
-                .userdata = b,
-        };
+/* The interfaces and their vtables: the Match interface's from its
+ * properties and the framework's events, each game's from its events. */
+static int build_ifaces(struct bus_matches *bm) {
         char iface[NAME_MAX_DBUS];
+        size_t n_framework = 0;
         int r;
 
-        size_t n_framework = 0;
-
-        ctx.bus = b;
-        ctx.reg = reg;
-        if (!b)
-                return 0;
         while (eng_framework_events[n_framework])
                 n_framework++;
-        ctx.match_vtable = signals_vtable(match_properties, sizeof match_properties / sizeof match_properties[0],
-                                          eng_framework_events, n_framework);
-        if (!ctx.match_vtable)
+        bm->match = (struct match_iface) {
+                .bm = bm,
+                .name = strdup(BUS_MATCH_IFACE),
+                .vtable = signals_vtable(match_properties, sizeof match_properties / sizeof match_properties[0],
+                                         eng_framework_events, n_framework),
+        };
+        if (!bm->match.name || !bm->match.vtable)
                 return -ENOMEM;
         for (size_t i = 0; eng_games[i]; i++) {
                 if (i >= BUS_MATCH_MAX_GAMES)
@@ -614,23 +624,65 @@ int bus_matches_setup(struct bus *b, struct matches *reg) {
                 r = bus_match_game_iface(eng_games[i], iface, sizeof iface);
                 if (r < 0)
                         return r;
-                ctx.game_ifaces[i] = strdup(iface);
-                ctx.game_vtables[i] = signals_vtable(NULL, 0, eng_games[i]->events, eng_games[i]->n_events);
-                if (!ctx.game_ifaces[i] || !ctx.game_vtables[i])
+                struct match_iface *gi = &bm->games[i];
+                bm->n_games = i + 1;
+                *gi = (struct match_iface) {
+                        .bm = bm,
+                        .game = eng_games[i],
+                        .name = strdup(iface),
+                        .vtable = signals_vtable(NULL, 0, eng_games[i]->events, eng_games[i]->n_events),
+                };
+                if (!gi->name || !gi->vtable)
                         return -ENOMEM;
-                ctx.n_games = i + 1;
         }
-        r = matches_observe(reg, &obs);
-        if (r < 0)
-                return r;
-        return bus_add_extension(b, register_matches, NULL);
+        return 0;
 }
 
-void bus_matches_free(void) {
-        vtable_free(ctx.match_vtable);
-        for (size_t i = 0; i < ctx.n_games; i++) {
-                vtable_free(ctx.game_vtables[i]);
-                free(ctx.game_ifaces[i]);
-        }
-        memset(&ctx, 0, sizeof ctx);
+int bus_matches_new(struct bus *b, struct matches *reg, struct bus_matches **ret) {
+        struct bus_matches *bm = calloc(1, sizeof *bm);
+        int r;
+
+        if (!bm)
+                return -ENOMEM;
+        bm->bus = b;
+        bm->reg = reg;
+        /* Once registered, the bus and the registry point at bm, and neither
+         * can forget it: so the caller owns it from here, failure or not. */
+        *ret = bm;
+        if (!b)
+                return 0;
+        r = build_ifaces(bm);
+        if (r < 0)
+                return r;
+        r = bus_add_extension(b, register_matches, bm);
+        if (r < 0)
+                return r;
+        return matches_observe(reg, &(struct match_observer) {
+                .added = on_added,
+                .removed = on_removed,
+                .aborted = on_aborted,
+                .published = on_published,
+                .userdata = bm,
+        });
+}
+
+void bus_matches_detach(struct bus_matches *bm) {
+        if (!bm)
+                return;
+        bus_flush_changes(bm->bus);
+        bm->reg = NULL;
+}
+
+static void match_iface_done(struct match_iface *mi) {
+        vtable_free(mi->vtable);
+        free(mi->name);
+}
+
+void bus_matches_free(struct bus_matches *bm) {
+        if (!bm)
+                return;
+        match_iface_done(&bm->match);
+        for (size_t i = 0; i < bm->n_games; i++)
+                match_iface_done(&bm->games[i]);
+        free(bm);
 }

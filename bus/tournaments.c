@@ -11,23 +11,30 @@
 #include <systemd/sd-bus.h>
 
 #include "bus/bus.h"
+#include "bus/property.h"
 #include "common/log.h"
 
 /* Names as the schema allows them (tournaments.name, 128 bytes). */
 #define NAME_MAX_BYTES 129
 #define GAME_MAX_BYTES 64
 #define STATE_MAX_BYTES 16
+/* The first allocation of objects; doubled as needed. */
+#define TOURNAMENTS_MIN 16
 
-struct tournament {
+/* One tournament's object: the fields its properties show. */
+struct bus_tournament {
         int64_t id;
         char name[NAME_MAX_BYTES], game[GAME_MAX_BYTES], state[STATE_MAX_BYTES];
         uint32_t stage, round;
 };
 
-static struct {
-        struct tournament *v;
+/* v[0..n) sorted by id, ids distinct.  An object is found by id on every
+ * call (find_object), never kept: an insert may move the array. */
+struct bus_tournaments {
+        struct bus *bus;                /* borrowed; NULL: not exported */
+        struct bus_tournament *v;
         size_t n, cap;
-} known;
+};
 
 static char *path_of(int64_t id) {
         char *path = NULL;
@@ -36,11 +43,47 @@ static char *path_of(int64_t id) {
         return path;
 }
 
-static struct tournament *find(int64_t id) {
-        for (size_t i = 0; i < known.n; i++)
-                if (known.v[i].id == id)
-                        return &known.v[i];
-        return NULL;
+/* The position of id in bt->v, or where it would go (*ret_found false). */
+static size_t position(const struct bus_tournaments *bt, int64_t id, bool *ret_found) {
+        size_t lo = 0, hi = bt->n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (bt->v[mid].id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        *ret_found = lo < bt->n && bt->v[lo].id == id;
+        return lo;
+}
+
+static struct bus_tournament *find(struct bus_tournaments *bt, int64_t id) {
+        bool found;
+        size_t at = position(bt, id, &found);
+
+        return found ? &bt->v[at] : NULL;
+}
+
+/* A new object for id, in its place; NULL without memory. */
+static struct bus_tournament *insert(struct bus_tournaments *bt, int64_t id) {
+        bool found;
+        size_t at = position(bt, id, &found);
+
+        if (found)
+                return &bt->v[at];
+        if (bt->n == bt->cap) {
+                size_t cap = bt->cap ? bt->cap * 2 : TOURNAMENTS_MIN;
+                struct bus_tournament *v = realloc(bt->v, cap * sizeof *v);
+                if (!v)
+                        return NULL;
+                bt->v = v;
+                bt->cap = cap;
+        }
+        memmove(&bt->v[at + 1], &bt->v[at], (bt->n - at) * sizeof *bt->v);
+        bt->n++;
+        bt->v[at] = (struct bus_tournament) { .id = id };
+        return &bt->v[at];
 }
 
 static int64_t id_of_path(const char *path) {
@@ -58,11 +101,13 @@ static int64_t id_of_path(const char *path) {
         return errno || *end ? 0 : (int64_t) id;
 }
 
+/* The fallback's find: userdata is the struct bus_tournaments, the object
+ * found is the struct bus_tournament the vtable's offsets are into. */
 static int find_object(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
                        sd_bus_error *ret_error) {
-        struct tournament *t = find(id_of_path(path));
+        struct bus_tournament *t = find(userdata, id_of_path(path));
 
-        (void) bus, (void) interface, (void) userdata, (void) ret_error;
+        (void) bus, (void) interface, (void) ret_error;
         if (!t)
                 return 0;
         *ret_found = t;
@@ -70,13 +115,14 @@ static int find_object(sd_bus *bus, const char *path, const char *interface, voi
 }
 
 static int enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *ret_error) {
-        char **nodes = calloc(known.n + 1, sizeof *nodes);
+        const struct bus_tournaments *bt = userdata;
+        char **nodes = calloc(bt->n + 1, sizeof *nodes);
 
-        (void) bus, (void) prefix, (void) userdata, (void) ret_error;
+        (void) bus, (void) prefix, (void) ret_error;
         if (!nodes)
                 return -ENOMEM;
-        for (size_t i = 0; i < known.n; i++)
-                if (!(nodes[i] = path_of(known.v[i].id))) {
+        for (size_t i = 0; i < bt->n; i++)
+                if (!(nodes[i] = path_of(bt->v[i].id))) {
                         for (size_t k = 0; k < i; k++)
                                 free(nodes[k]);
                         free(nodes);
@@ -86,39 +132,17 @@ static int enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***re
         return 0;
 }
 
-/* The object is found again by id on each Get: the array may have moved. */
-static int get_property(sd_bus *bus, const char *path, const char *interface, const char *property,
-                        sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        struct tournament *t = find(id_of_path(path));
+#define EMITS_CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 
-        (void) bus, (void) interface, (void) userdata, (void) ret_error;
-        if (!t)
-                return -ENOENT;
-        if (strcmp(property, "Id") == 0)
-                return sd_bus_message_append(reply, "t", (uint64_t) t->id);
-        if (strcmp(property, "Name") == 0)
-                return sd_bus_message_append(reply, "s", t->name);
-        if (strcmp(property, "Game") == 0)
-                return sd_bus_message_append(reply, "s", t->game);
-        if (strcmp(property, "State") == 0)
-                return sd_bus_message_append(reply, "s", t->state);
-        if (strcmp(property, "CurrentStage") == 0)
-                return sd_bus_message_append(reply, "u", t->stage);
-        if (strcmp(property, "CurrentRound") == 0)
-                return sd_bus_message_append(reply, "u", t->round);
-        return -EINVAL;
-}
-
-#define PROPERTY(name, sig, flags) SD_BUS_PROPERTY(name, sig, get_property, 0, flags)
-
+/* Every property is a field of struct bus_tournament (bus/property.h). */
 static const sd_bus_vtable vtable[] = {
         SD_BUS_VTABLE_START(0),
-        PROPERTY("Id", "t", SD_BUS_VTABLE_PROPERTY_CONST),
-        PROPERTY("Name", "s", SD_BUS_VTABLE_PROPERTY_CONST),
-        PROPERTY("Game", "s", SD_BUS_VTABLE_PROPERTY_CONST),
-        PROPERTY("State", "s", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        PROPERTY("CurrentStage", "u", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        PROPERTY("CurrentRound", "u", SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        BUS_PROPERTY_I64_T("Id", struct bus_tournament, id, SD_BUS_VTABLE_PROPERTY_CONST),
+        BUS_PROPERTY_CHARS("Name", struct bus_tournament, name, SD_BUS_VTABLE_PROPERTY_CONST),
+        BUS_PROPERTY_CHARS("Game", struct bus_tournament, game, SD_BUS_VTABLE_PROPERTY_CONST),
+        BUS_PROPERTY_CHARS("State", struct bus_tournament, state, EMITS_CHANGE),
+        BUS_PROPERTY_U32("CurrentStage", struct bus_tournament, stage, EMITS_CHANGE),
+        BUS_PROPERTY_U32("CurrentRound", struct bus_tournament, round, EMITS_CHANGE),
         SD_BUS_SIGNAL_WITH_NAMES("RoundStarted", "uu", SD_BUS_PARAM(stage) SD_BUS_PARAM(round), 0),
         SD_BUS_SIGNAL_WITH_NAMES("MatchCalled", "tta(ts)",
                                  SD_BUS_PARAM(match) SD_BUS_PARAM(table) SD_BUS_PARAM(participants), 0),
@@ -132,58 +156,62 @@ static const sd_bus_vtable vtable[] = {
 static int register_objects(void *userdata, sd_bus *bus) {
         int r;
 
-        (void) userdata;
         r = sd_bus_add_fallback_vtable(bus, NULL, BUS_TOURNAMENT_PREFIX, BUS_TOURNAMENT_IFACE, vtable, find_object,
-                                       NULL);
+                                       userdata);
         if (r < 0)
                 return r;
-        return sd_bus_add_node_enumerator(bus, NULL, BUS_TOURNAMENT_PREFIX, enumerate, NULL);
+        return sd_bus_add_node_enumerator(bus, NULL, BUS_TOURNAMENT_PREFIX, enumerate, userdata);
 }
 
-int bus_tournaments_setup(struct bus *b) {
-        return bus_add_extension(b, register_objects, NULL);
+int bus_tournaments_new(struct bus *b, struct bus_tournaments **ret) {
+        struct bus_tournaments *bt = calloc(1, sizeof *bt);
+        int r;
+
+        if (!bt)
+                return -ENOMEM;
+        bt->bus = b;
+        r = bus_add_extension(b, register_objects, bt);
+        if (r < 0) {
+                free(bt);
+                return r;
+        }
+        *ret = bt;
+        return 0;
 }
 
-void bus_tournaments_free(void) {
-        free(known.v);
-        memset(&known, 0, sizeof known);
+void bus_tournaments_free(struct bus_tournaments *bt) {
+        if (!bt)
+                return;
+        free(bt->v);
+        free(bt);
 }
 
-void bus_tournaments_update(struct bus *b, int64_t id, const char *name, const char *game, const char *state,
-                            uint32_t stage, uint32_t round) {
-        struct tournament *t = find(id);
-        sd_bus *bus = bus_get_sd_bus(b);
-        bool added = !t, changed;
+void bus_tournaments_update(struct bus_tournaments *bt, int64_t id, const char *name, const char *game,
+                            const char *state, uint32_t stage, uint32_t round) {
+        struct bus_tournament *t;
+        bool added, changed;
         char *path;
 
-        if (!t) {
-                if (known.n == known.cap) {
-                        size_t cap = known.cap ? known.cap * 2 : 16;
-                        struct tournament *v = realloc(known.v, cap * sizeof *v);
-                        if (!v)
-                                return;
-                        known.v = v;
-                        known.cap = cap;
-                }
-                t = &known.v[known.n++];
-                memset(t, 0, sizeof *t);
-                t->id = id;
-        }
+        if (!bt || id <= 0)
+                return;
+        t = find(bt, id);
+        added = !t;
+        if (!t && !(t = insert(bt, id)))
+                return;
         changed = strcmp(t->state, state ?: "") != 0 || t->stage != stage || t->round != round;
         snprintf(t->name, sizeof t->name, "%s", name ?: "");
         snprintf(t->game, sizeof t->game, "%s", game ?: "");
         snprintf(t->state, sizeof t->state, "%s", state ?: "");
         t->stage = stage;
         t->round = round;
-        if (!bus || !(path = path_of(id)))
+        if (!bus_get_sd_bus(bt->bus) || (!added && !changed) || !(path = path_of(id)))
                 return;
         if (added) {
-                if (sd_bus_emit_object_added(bus, path) < 0)
+                if (bus_emit_object_added(bt->bus, path) < 0)
                         log_debug("could not announce tournament %" PRId64 " on D-Bus", id);
-        } else if (changed &&
-                   sd_bus_emit_properties_changed(bus, path, BUS_TOURNAMENT_IFACE, "State", "CurrentStage",
-                                                  "CurrentRound", NULL) < 0) {
-                log_debug("could not emit PropertiesChanged for tournament %" PRId64, id);
+        } else {
+                (void) bus_properties_changed(bt->bus, path, BUS_TOURNAMENT_IFACE, "State", "CurrentStage",
+                                              "CurrentRound", NULL);
         }
         free(path);
 }
@@ -242,8 +270,8 @@ static int emit_result(sd_bus *bus, const char *path, json_t *data) {
         return r;
 }
 
-void bus_tournaments_event(struct bus *b, int64_t id, const char *event, json_t *data) {
-        sd_bus *bus = bus_get_sd_bus(b);
+void bus_tournaments_event(struct bus_tournaments *bt, int64_t id, const char *event, json_t *data) {
+        sd_bus *bus = bt ? bus_get_sd_bus(bt->bus) : NULL;
         char *path;
         int r = 0;
 

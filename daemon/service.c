@@ -60,6 +60,9 @@ struct service {
         struct auth *auth;
         struct api_server *api;
         struct bus *bus;
+        struct bus_pads *bus_pads;      /* the D-Bus objects: after bus_free() */
+        struct bus_matches *bus_matches;
+        struct tour_bus *tour_bus;
         struct padbus *pads;
         struct sse_hub *events;
         struct matches *matches;
@@ -187,7 +190,7 @@ static void on_store_state(void *userdata, enum store_state state, const char *d
                 if (api_tokens_reload(s->store, s->auth) < 0)
                         log_warning("could not queue the API token load; writes will be refused until the next reconnect");
                 if (changed)
-                        tour_bus_load();
+                        tour_bus_load(s->tour_bus);
                 break;
         case STORE_DISCONNECTED:
                 log_full_errno(s->outage_logged ? LOG_DEBUG : LOG_WARNING, 0,
@@ -314,21 +317,27 @@ static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
                                                    (json_int_t) auth_count(s->auth)));
 }
 
+/* api_deps.tournament_event: the event as a D-Bus signal. */
+static void on_tournament_event(void *userdata, int64_t id, const char *event, json_t *data) {
+        struct service *s = userdata;
+        tour_bus_event(s->tour_bus, id, event, data);
+}
+
 static void on_pad_added(void *userdata, const struct pad *pad) {
         struct service *s = userdata;
-        bus_pads_added(s->bus, pad, pad->counters.reconnects == 0);
+        bus_pads_added(s->bus_pads, pad, pad->counters.reconnects == 0);
         api_events_pad(s->events, "pad_added", pad);
 }
 
 static void on_pad_removed(void *userdata, const struct pad *pad) {
         struct service *s = userdata;
-        bus_pads_removed(s->bus, pad);
+        bus_pads_removed(s->bus_pads, pad);
         api_events_pad(s->events, "pad_removed", pad);
 }
 
 static void on_pad_identity(void *userdata, const struct pad *pad) {
         struct service *s = userdata;
-        bus_pads_identity(s->bus, pad);
+        bus_pads_identity(s->bus_pads, pad);
         api_events_pad(s->events, "pad_identity", pad);
 }
 
@@ -341,7 +350,7 @@ static bool on_pad_received(void *userdata, const struct pad_press *press) {
 
 static void on_pad_pressed(void *userdata, const struct pad_press *press) {
         struct service *s = userdata;
-        bus_pads_pressed(s->bus, press);
+        bus_pads_pressed(s->bus_pads, press);
         api_events_press(s->events, press);
         matches_pad_pressed(s->matches, press);
 }
@@ -628,16 +637,16 @@ static int start(struct service *s) {
                 return r;       /* logged */
         s->deps.pads = s->pads;
         matches_set_pads(s->matches, s->pads);
-        r = bus_pads_setup(s->bus, s->pads);
+        r = bus_pads_new(s->bus, s->pads, &s->bus_pads);
         if (r < 0)
                 return log_error_errno(r, "cannot export pads on D-Bus: %s", strerror(-r));
-        r = bus_matches_setup(s->bus, s->matches);
+        r = bus_matches_new(s->bus, s->matches, &s->bus_matches);
         if (r < 0)
                 return log_error_errno(r, "cannot export matches on D-Bus: %s", strerror(-r));
-        r = tour_bus_setup(s->bus, s->store);
+        r = tour_bus_new(s->bus, s->store, &s->tour_bus);
         if (r < 0)
                 return log_error_errno(r, "cannot export tournaments on D-Bus: %s", strerror(-r));
-        s->deps.tournament_event = tour_bus_event;
+        s->deps.tournament_event = on_tournament_event;
         rating_params(&s->cfg, &s->rating_os, &s->rating_g2);
         s->deps.rating_os = &s->rating_os;
         s->deps.rating_g2 = &s->rating_g2;
@@ -654,13 +663,15 @@ static void stop(struct service *s) {
         store_free(s->lane);
         s->lane = NULL;
         spool_writer_free(s->spool_writer);     /* after the store: its failed writes may spool */
+        bus_matches_detach(s->bus_matches);     /* the matches' last changes, while they can be read */
         matches_free(s->matches);      /* after both: every write has had its callback */
         spool_close(s->spool);          /* after the matches and the writer */
         api_server_free(s->api);
         sse_hub_free(s->events);        /* after the server: its streams hold subscribers */
         bus_free(s->bus);
-        bus_matches_free();
-        tour_bus_free();
+        bus_matches_free(s->bus_matches);       /* after the bus: its slots point at them */
+        bus_pads_free(s->bus_pads);
+        tour_bus_free(s->tour_bus);
         padbus_free(s->pads);
         auth_free(s->auth);
         if (s->loop)
