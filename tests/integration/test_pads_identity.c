@@ -8,13 +8,16 @@
  * plays); bad trust requests change nothing; trusting the first port makes its presses count
  * again and refuses the other device until it goes away.  A pad that went
  * away and comes back on another port has moved: no conflict.  Two devices
- * with one uid on one line are found out by their two replies to one SYNC. */
+ * with one uid on one line are found out by their two replies to one SYNC.
+ * What one decision changes on a pad's D-Bus object goes out as one
+ * PropertiesChanged. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <systemd/sd-bus.h>
 
 #include "tests/integration/harness.h"
 #include "tests/integration/sse_client.h"
@@ -36,11 +39,13 @@ static const char config_text[] =
 #define MOVER           "0000000000006200"
 #define TWIN_UIDS       "0x6300,0x6300"
 #define TWIN            "0000000000006300"
+#define BURST_UID       "0x6400"
+#define BURST           "0000000000006400"
 
 enum { L1, L2, L3, N_LINKS };
 
 static struct daemon_proc daemon_;
-static struct padsim_proc sim, thief, mover, twins;
+static struct padsim_proc sim, thief, mover, twins, owner, newcomer;
 static char *links[N_LINKS], *config_path, *admin_token, *referee_token;
 static json_int_t table_id;
 
@@ -249,6 +254,8 @@ static int teardown(void **state) {
         padsim_stop(&thief);
         padsim_stop(&mover);
         padsim_stop(&twins);
+        padsim_stop(&owner);
+        padsim_stop(&newcomer);
         for (int i = 0; i < N_LINKS; i++)
                 free(links[i]);
         free(config_path);
@@ -607,6 +614,139 @@ static void two_devices_with_one_uid_on_one_line_are_a_conflict(void **state) {
         padsim_stop(&twins);
 }
 
+/* What a client of the pad's object saw: every PropertiesChanged, with the
+ * properties it named and the values this test looks at. */
+struct changes {
+        int signals;
+        int pad_signals;                /* of org.arbiter.Arbiter1.Pad */
+        char names[512];                /* the last one's properties, space-separated */
+        int connected, conflict;        /* -1: not in the last one */
+        char port[256];
+};
+
+static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        struct changes *c = userdata;
+        const char *iface, *name;
+        int r;
+
+        (void) ret_error;
+        c->signals++;
+        assert_true(sd_bus_message_read(m, "s", &iface) >= 0);
+        if (strcmp(iface, "org.arbiter.Arbiter1.Pad") != 0)
+                return 0;
+        c->pad_signals++;
+        c->names[0] = c->port[0] = '\0';
+        c->connected = c->conflict = -1;
+        assert_true(sd_bus_message_enter_container(m, 'a', "{sv}") >= 0);
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                assert_true(sd_bus_message_read(m, "s", &name) >= 0);
+                size_t used = strlen(c->names);
+                snprintf(c->names + used, sizeof c->names - used, "%s%s", used ? " " : "", name);
+                if (strcmp(name, "Connected") == 0 || strcmp(name, "Conflict") == 0) {
+                        int b;
+                        assert_true(sd_bus_message_read(m, "v", "b", &b) >= 0);
+                        *(strcmp(name, "Connected") == 0 ? &c->connected : &c->conflict) = b;
+                } else if (strcmp(name, "Port") == 0) {
+                        const char *port;
+                        assert_true(sd_bus_message_read(m, "v", "s", &port) >= 0);
+                        snprintf(c->port, sizeof c->port, "%s", port);
+                } else {
+                        assert_true(sd_bus_message_skip(m, "v") >= 0);
+                }
+                assert_true(sd_bus_message_exit_container(m) >= 0);
+        }
+        assert_true(r >= 0);
+        return 0;
+}
+
+/* A barrier on the daemon's connection: its reply to a Ping comes after
+ * every signal it sent before it, and the broker keeps one sender's order.
+ * Then every message that arrived before the reply is dispatched. */
+static void dbus_barrier(sd_bus *bus) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_call_method(bus, "org.arbiter.Arbiter1", "/org/arbiter/Arbiter1", "org.freedesktop.DBus.Peer",
+                               "Ping", &error, &reply, "");
+        if (r < 0)
+                fail_msg("Ping: %s", error.message ? error.message : strerror(-r));
+        sd_bus_message_unref(reply);
+        sd_bus_error_free(&error);
+        while ((r = sd_bus_process(bus, NULL)) > 0)
+                ;
+        assert_true(r >= 0);
+}
+
+static bool has_name(const char *names, const char *name) {
+        size_t n = strlen(name);
+        for (const char *p = names; (p = strstr(p, name)); p += n)
+                if ((p == names || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+                        return true;
+        return false;
+}
+
+/* docs/dbus.md, "How changes are announced": what one event changes on an
+ * object goes out as one PropertiesChanged per object and interface, sent
+ * before the daemon waits again, not one per change.  Trusting the
+ * newcomer of a pad whose own device went away changes the pad three
+ * times in one call: it connects again on the newcomer's port, the old
+ * device is refused, then forgotten, since it is silent.  A client sees
+ * one PropertiesChanged with the new values of all of them. */
+static void one_decisions_changes_to_a_pad_are_one_properties_changed(void **state) {
+        const char *const both[] = { links[L2], links[L3], NULL };
+        struct changes c = { 0 };
+        sd_bus_slot *slot = NULL;
+        sd_bus *bus = NULL;
+        char body[512];
+        (void) state;
+
+        start_padsim(&owner, links[L2], "--uid-base", BURST_UID, "1");
+        wait_pad(BURST, is_connected, NULL, "connect on L2");
+        start_padsim(&newcomer, links[L3], "--uid-base", BURST_UID, "1");
+        wait_pad(BURST, in_conflict_on, both, "a conflict between L2 and L3");
+        padsim_stop(&owner);            /* its port closes: the pad is gone, the conflict stays */
+        wait_pad(BURST, is_disconnected, NULL, "the pad's own device gone");
+        wait_pad(BURST, in_conflict_on, both, "the conflict still on");
+
+        assert_true(sd_bus_open_user(&bus) >= 0);
+        /* sd_bus_match_signal() returns once the broker has the match */
+        assert_true(sd_bus_match_signal(bus, &slot, NULL, "/org/arbiter/Arbiter1/pad/" BURST,
+                                        "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                        on_properties_changed, &c) >= 0);
+        dbus_barrier(bus);              /* whatever the pad's going away sent is behind us */
+        c = (struct changes) { 0 };
+
+        snprintf(body, sizeof body, "{\"port\": \"%s\"}", links[L3]);
+        trust(BURST, referee_token, body, 200, "\"conflict\":null");
+        dbus_barrier(bus);
+
+        if (c.signals != 1)
+                fail_msg("%d PropertiesChanged for one decision, want 1 (the last named: %s)", c.signals, c.names);
+        assert_int_equal(c.pad_signals, 1);
+        static const char *const want[] = { "Connected", "Port", "Address", "Conflict", "ConflictPorts",
+                                            "RefusedPorts", "Kind", "Buttons", "Firmware" };
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+                if (!has_name(c.names, want[i]))
+                        fail_msg("PropertiesChanged does not name %s: %s", want[i], c.names);
+        assert_int_equal(c.connected, 1);
+        assert_int_equal(c.conflict, 0);
+        assert_string_equal(c.port, links[L3]);
+
+        /* and a read after the signal sees the same */
+        int st;
+        char *out = run_capture(&st, "busctl --user get-property org.arbiter.Arbiter1 "
+                                     "/org/arbiter/Arbiter1/pad/%s org.arbiter.Arbiter1.Pad Connected Conflict "
+                                     "RefusedPorts 2>&1", BURST);
+        assert_int_equal(st, 0);
+        assert_non_null(strstr(out, "b true\nb false\nas 0"));
+        free(out);
+
+        sd_bus_slot_unref(slot);
+        sd_bus_flush_close_unref(bus);
+        padsim_stop(&newcomer);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(a_second_device_with_a_connected_pads_uid_is_a_conflict),
@@ -617,6 +757,7 @@ int main(void) {
                 cmocka_unit_test(a_refused_device_that_goes_away_is_forgotten),
                 cmocka_unit_test(a_pad_that_comes_back_on_another_port_has_moved),
                 cmocka_unit_test(two_devices_with_one_uid_on_one_line_are_a_conflict),
+                cmocka_unit_test(one_decisions_changes_to_a_pad_are_one_properties_changed),
         };
         return cmocka_run_group_tests_name("pad identity", tests, setup, teardown);
 }
