@@ -1014,9 +1014,71 @@ static int stage_active_count(const struct stage *st) {
         return c;
 }
 
+/* The floats (swiss.h, enum tour_float; FIDE C.04.3 1.4) each entrant
+ * received one and two rounds before `round`, into pe[].floated[]: in a
+ * played duel between different scores (as they stood before that round)
+ * the higher gets a downfloat and the lower an upfloat; a bye, and a win
+ * by the opponent's forfeit (scoring more than the forfeiter without
+ * playing), are downfloats. */
+static int stage_floats(const struct stage *st, int round, struct tour_pair_entrant *pe) {
+        const struct tour_stage_input *in = st->in;
+        size_t n = (size_t) st->n;
+        double *before = calloc(2 * n, sizeof *before); /* [slot * n + e]: points before round - 1 - slot */
+        double pts[TOUR_MAX_SEATS];
+
+        if (!before)
+                return -ENOMEM;
+        for (size_t i = 0; i < in->n_matches; i++) {
+                const struct tour_stage_match *m = &in->matches[i];
+                int q = stage_round_of(st, i);
+                if (!m->done || q >= round - 1 || tour_points_award(&st->cfg->points, &m->result, pts, NULL) < 0)
+                        continue;
+                for (int s = 0; s < m->result.n; s++) {
+                        before[m->result.entrant[s]] += pts[s];
+                        if (q < round - 2)
+                                before[n + (size_t) m->result.entrant[s]] += pts[s];
+                }
+        }
+        for (size_t i = 0; i < in->n_byes; i++) {
+                int q = in->byes[i].round;
+                if (q < round - 1)
+                        before[in->byes[i].entrant] += st->cfg->points.bye;
+                if (q < round - 2)
+                        before[n + (size_t) in->byes[i].entrant] += st->cfg->points.bye;
+        }
+        for (int slot = 0; slot < 2; slot++) {
+                int q = round - 1 - slot;
+                const double *b = before + (size_t) slot * n;
+                for (size_t i = 0; q >= 1 && i < in->n_matches; i++) {
+                        const struct tour_stage_match *m = &in->matches[i];
+                        if (!m->done || m->result.n != 2 || stage_round_of(st, i) != q)
+                                continue;
+                        int a = m->result.entrant[0], c = m->result.entrant[1];
+                        bool fa = m->result.forfeit[0], fc = m->result.forfeit[1];
+                        if (fa || fc) {
+                                if (fa != fc && tour_points_award(&st->cfg->points, &m->result, pts, NULL) == 2 &&
+                                    pts[fa ? 1 : 0] > pts[fa ? 0 : 1])
+                                        pe[fa ? c : a].floated[slot] = TOUR_FLOAT_DOWN;
+                                continue;
+                        }
+                        if (b[a] != b[c]) {
+                                int hi = b[a] > b[c] ? a : c, lo = hi == a ? c : a;
+                                pe[hi].floated[slot] = TOUR_FLOAT_DOWN;
+                                pe[lo].floated[slot] = TOUR_FLOAT_UP;
+                        }
+                }
+                for (size_t i = 0; q >= 1 && i < in->n_byes; i++)
+                        if (in->byes[i].round == q)
+                                pe[in->byes[i].entrant].floated[slot] = TOUR_FLOAT_DOWN;
+        }
+        free(before);
+        return 0;
+}
+
 /* The pairing snapshot (swiss.h) before round `round`: points from the
  * standings, ratings from the entrants, byes, the seat held in the
- * previous round, meetings and seat counts over every stored match. */
+ * previous round, the floats of the last two rounds, meetings and seat
+ * counts over every stored match. */
 static int stage_snapshot(const struct stage *st, int round, struct tour_pair_input *pin,
                           struct tour_pair_entrant **ret_e, uint16_t **ret_meet, uint16_t **ret_seats,
                           struct tour_stage_error *err) {
@@ -1065,6 +1127,8 @@ static int stage_snapshot(const struct stage *st, int round, struct tour_pair_in
                         }
                 }
         }
+        if (st->cfg->format == TOUR_FORMAT_SWISS && (r = stage_floats(st, round, pe)) < 0)
+                return r;
         *pin = (struct tour_pair_input) { .n = st->n, .round = round, .seed = st->cfg->seed,
                                           .entrants = pe, .meetings = meet, .seats = seats };
         return 0;

@@ -27,6 +27,16 @@
  * products far from overflow. */
 #define TOUR_PAIR_MAX_N 8192
 
+/* The float a player received in a round (FIDE C.04.3, 1.4): DOWN for
+ * the higher-ranked of two players with different scores who met, for a
+ * pairing-allocated bye and for a player who scored more than a loss
+ * without playing; UP for the lower-ranked of the two; NONE otherwise. */
+enum tour_float {
+        TOUR_FLOAT_NONE = 0,
+        TOUR_FLOAT_DOWN = 1,
+        TOUR_FLOAT_UP   = 2,
+};
+
 /* One entrant as the standings module sees it before the round.
  * Invariant: entrants[i].entrant == i (the snapshot is indexed by entrant). */
 struct tour_pair_entrant {
@@ -36,6 +46,8 @@ struct tour_pair_entrant {
         int     byes;           /* byes received so far in this stage, >= 0 */
         int     last_seat;      /* seat held in the previous round: 1-based, 0 = none */
         bool    active;         /* false: dropped; never paired, history kept */
+        int8_t  floated[2];     /* enum tour_float received one round ago ([0]) and
+                                 * two rounds ago ([1]); zero = none (no history) */
 };
 
 /* The snapshot a pairing call reads.
@@ -59,8 +71,8 @@ struct tour_pair_input {
 
 /* Checks a snapshot: 1 <= n <= TOUR_PAIR_MAX_N, round >= 1, entrants
  * indexed by entrant, byes >= 0, scores and ratings finite, last_seat in
- * 0..TOUR_MAX_SEATS, meetings symmetric.  Returns the number of active
- * entrants, or -EINVAL. */
+ * 0..TOUR_MAX_SEATS, floated[] values of enum tour_float, meetings
+ * symmetric.  Returns the number of active entrants, or -EINVAL. */
 int tour_pair_input_check(const struct tour_pair_input *in);
 
 /* What a Swiss round had to give up, for the operator to see. */
@@ -68,6 +80,7 @@ struct tour_swiss_info {
         int rematches;          /* pairs that met before: 0 unless no rematch-free pairing exists */
         int floats;             /* pairs whose two players have different scores */
         int byes;               /* 0 or 1 */
+        int searched;           /* brackets settled by the weighted search (no perfect candidate) */
 };
 
 /* The recommended number of Swiss rounds for n active players:
@@ -77,23 +90,28 @@ struct tour_swiss_info {
  * Returns the count, or -EINVAL for n < 1. */
 int tour_swiss_rounds_default(int n);
 
-/* Pairs one Swiss round of two-player matches among the active entrants.
+/* Pairs one Swiss round of two-player matches among the active entrants,
+ * by the FIDE Dutch system (Handbook C.04.3, the text in force since
+ * 1 February 2026) without its colour criteria: these games have no
+ * colours.  docs/formats/swiss-and-pods.md states every criterion.
  *
- * Guarantees (proved in docs/formats/swiss-and-pods.md):
+ * Guarantees:
  *   - every active entrant is in exactly one pairing or is the bye;
  *     inactive entrants appear nowhere;
- *   - bye (odd count only): an active entrant with the fewest byes, the
- *     lowest-ranked such (score, then rating, then entrant number), unless
- *     giving it to him makes a rematch unavoidable and one of the
- *     TOUR_SWISS_BYE_TRIES next-lowest candidates avoids it;
- *   - the number of rematches is the minimum over all pairings of the
- *     remaining players (0 whenever a rematch-free pairing exists);
- *   - subject to that, players are paired greedily from the top of the
- *     ranking: each takes the most preferred partner (own score group, top
- *     half against bottom half, then the nearest lower group) for which the
- *     rest of the round can still be completed;
+ *   - absolute: the bye goes to an active entrant with the fewest byes (no
+ *     second bye while anyone has none), and the round has the fewest
+ *     rematches any such pairing allows (none whenever one exists);
+ *   - then, bracket by bracket from the top score group (its own players
+ *     plus those floated down to it), the bracket's choice is the best under
+ *     these criteria in this order: the rest of the round can still be
+ *     completed (C4), the bye to the lowest score possible (C5), the fewest
+ *     downfloaters (C6), their scores as low as possible (C7), the next
+ *     bracket as good as possible by C6 and C7 (C8), the float-repeat
+ *     criteria (C14–C21); ties go to the first candidate in the Dutch order
+ *     of transpositions and exchanges (C.04.3 article 4);
  *   - seat 1 (white) goes to the player with more seat-2 than seat-1 games,
- *     then to the one who sat in seat 2 last round, then alternates.
+ *     then to the one who sat in seat 2 last round, then alternates;
+ *   - tables in the order of their higher-ranked player.
  *
  * ret_pairings must have room for n/2 entries, ret_byes for 1.  ret_nbyes
  * and ret_info may be NULL.  Returns the number of pairings, -EINVAL for a
@@ -102,10 +120,5 @@ int tour_swiss_pair(const struct tour_pair_input *in,
                     struct tour_pairing *ret_pairings,
                     struct tour_bye *ret_byes, int *ret_nbyes,
                     struct tour_swiss_info *ret_info);
-
-/* How many lowest bye candidates are tried for a rematch-free remainder
- * before the lowest one is taken anyway: each try costs one full matching
- * (O(n²) on a dense field), so the search is bounded. */
-#define TOUR_SWISS_BYE_TRIES 16
 
 #endif

@@ -743,6 +743,45 @@ static struct tour_stage_match duel(int round, int id, int a, int b, int winner_
         return m;
 }
 
+/* The Swiss pairing reads the floats of the last two rounds from the stored
+ * matches (FIDE C.04.3 1.4).  Entrants 0..5, best rated first; 3 points a
+ * win.  Round 1: 0 beat 1, 2 beat 5, 4 beat 3.  Round 2: 0 beat 2, 1 (on
+ * 0) beat 4 (on 3): 4 downfloated, 1 upfloated; 3 beat 5.  Before round 3:
+ * 0 on 6; 1, 2, 3, 4 on 3; 5 on 0.  0 floats into the 3-point bracket and
+ * meets 3, the first resident he has not played.  Of the remainder 1, 2,
+ * 4 one floats to 5: without history 1-2 and 4 floats (4-5), but 4
+ * downfloated last round (C14), so 2-4 and 1 floats (1-5). */
+static void a_swiss_stage_hands_the_last_rounds_floats_to_the_pairing(void **state) {
+        struct sim *s = sim_new(TOUR_FORMAT_SWISS, 6, 3);
+        struct tour_stage_next nx;
+        int want[3][2] = { { 0, 3 }, { 1, 5 }, { 2, 4 } }; /* tables by their higher-ranked player */
+        (void) state;
+
+        s->m = calloc(6, sizeof *s->m);
+        assert_non_null(s->m);
+        s->capm = 6;
+        s->m[s->nm++] = duel(1, -1, 0, 1, 0);
+        s->m[s->nm++] = duel(1, -1, 2, 5, 0);
+        s->m[s->nm++] = duel(1, -1, 4, 3, 0);
+        s->m[s->nm++] = duel(2, -1, 0, 2, 0);
+        s->m[s->nm++] = duel(2, -1, 4, 1, 1);
+        s->m[s->nm++] = duel(2, -1, 3, 5, 0);
+        for (size_t i = 0; i < s->nm; i++)
+                s->m[i].table = (int) (i % 3) + 1;
+        struct tour_stage_input in = sim_input(s);
+        assert_int_equal(tour_stage_next(&in, &nx, NULL), 3);
+        assert_int_equal(nx.round, 3);
+        assert_int_equal(nx.n_pairings, 3);
+        for (int t = 0; t < 3; t++) {
+                const int32_t *e = nx.pairings[t].pairing.entrant;
+                int lo = e[0] < e[1] ? e[0] : e[1], hi = e[0] < e[1] ? e[1] : e[0];
+                assert_int_equal(lo, want[t][0]);
+                assert_int_equal(hi, want[t][1]);
+        }
+        tour_stage_next_free(&nx);
+        sim_free(s);
+}
+
 static void a_bracket_correction_lists_only_the_matches_whose_occupants_would_change(void **state) {
         struct tour_stage_config c;
         struct tour_stage_entrant e[8];
@@ -1492,6 +1531,7 @@ int main(void) {
                 cmocka_unit_test(the_same_input_gives_byte_equal_output_in_every_format),
                 cmocka_unit_test(a_late_entrant_joins_round_2_of_a_pod_swiss_and_is_paired),
                 cmocka_unit_test(correcting_a_round_1_swiss_result_lists_exactly_the_done_later_matches),
+                cmocka_unit_test(a_swiss_stage_hands_the_last_rounds_floats_to_the_pairing),
                 cmocka_unit_test(a_bracket_correction_lists_only_the_matches_whose_occupants_would_change),
                 cmocka_unit_test(round_robin_corrections_invalidate_nothing),
                 cmocka_unit_test(a_dropped_entrant_in_a_bracket_is_walked_over_at_its_next_match),

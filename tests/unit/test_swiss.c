@@ -258,6 +258,241 @@ static void a_partner_that_would_split_the_group_is_passed_over(void **state) {
         free(f);
 }
 
+/* Asserts the round's pairs as unordered pairs, in table order. */
+static void assert_pairs(const struct tour_pairing *p, int np, const int (*want)[2], int nwant) {
+        assert_int_equal(np, nwant);
+        for (int t = 0; t < np; t++) {
+                int a = p[t].entrant[0], b = p[t].entrant[1];
+                int lo = a < b ? a : b, hi = a < b ? b : a;
+                if (lo != want[t][0] || hi != want[t][1])
+                        fail_msg("table %d: %d-%d, want %d-%d", t + 1, lo, hi, want[t][0], want[t][1]);
+        }
+}
+
+static void both_floaters_find_partners_where_the_old_greedy_floated_two_more(void **state) {
+        (void) state;
+        struct field *f = field_new(6);
+        struct tour_pairing p[8];
+        struct tour_bye bye[1];
+        struct tour_swiss_info info;
+        int nb;
+
+        /* Round 3.  0 and 2 on 1.5 met each other: both float (C6 can do
+         * no better).  The 1.0 bracket is MDPs 0, 2 and residents 1, 5:
+         * 2 met 5, so 2 can only have 1, and 0 takes 5: every MDP paired
+         * (C6, C7).  The 0.5 bracket is 3-4.  The greedy this replaced gave
+         * 0 its first choice, 1, then floated 2 and 5 on: 0-1, 2-4, 5-3,
+         * three pairs across score groups instead of two. */
+        f->e[0].score = f->e[2].score = 1.5;
+        f->e[1].score = f->e[5].score = 1.0;
+        f->e[3].score = f->e[4].score = 0.5;
+        meet(f, 0, 2);
+        meet(f, 0, 3);
+        meet(f, 1, 3);
+        meet(f, 1, 4);
+        meet(f, 2, 5);
+        meet(f, 4, 5);
+        f->round = 3;
+        int np = pair_round(f, p, bye, &nb, &info);
+        const int want[][2] = { { 0, 5 }, { 1, 2 }, { 3, 4 } };
+        assert_pairs(p, np, want, 3);
+        assert_int_equal(info.floats, 2);
+        assert_int_equal(info.rematches, 0);
+        free(f);
+}
+
+static void the_bye_goes_where_the_top_group_stays_whole(void **state) {
+        (void) state;
+        struct field *f = field_new(5);
+        struct tour_pairing p[8];
+        struct tour_bye bye[1];
+        struct tour_swiss_info info;
+        int nb;
+
+        /* Round 3 of 5.  0 and 4 on 1.5, 1, 2 and 3 on 1.0; 3 and 4 had
+         * byes.  The bye goes to a player without one on the lowest score
+         * (C2, C5): 1 or 2.  The 1.5 bracket pairs 0-4, floating no one
+         * (C6), because the rest still completes: 2-3 and the bye to 1 (1
+         * met 3).  The greedy this replaced chose the bye first, to 2 (the
+         * lowest candidate), and had to float two: 0-3, 4-1. */
+        f->e[0].score = f->e[4].score = 1.5;
+        f->e[1].score = f->e[2].score = f->e[3].score = 1.0;
+        f->e[3].byes = f->e[4].byes = 1;
+        meet(f, 0, 1);
+        meet(f, 0, 2);
+        meet(f, 1, 3);
+        meet(f, 2, 4);
+        f->round = 3;
+        int np = pair_round(f, p, bye, &nb, &info);
+        const int want[][2] = { { 0, 4 }, { 2, 3 } };
+        assert_pairs(p, np, want, 2);
+        assert_int_equal(bye[0].entrant, 1);
+        assert_int_equal(info.floats, 0);
+        free(f);
+}
+
+static void the_bye_goes_to_the_lowest_score_even_at_the_price_of_a_float(void **state) {
+        (void) state;
+        struct field *f = field_new(5);
+        struct tour_pairing p[8];
+        struct tour_bye bye[1];
+        struct tour_swiss_info info;
+        int nb;
+
+        /* 0, 1, 2 on 1 point, 3 and 4 on 0, and 3 met 4.  A bye to a
+         * 1-point player would keep both groups whole, but C5 (the bye to
+         * the lowest score possible) comes before C6: the bye goes to a
+         * 0-point player, so one 1-point player floats.  Bracket 1: 0-1, 2
+         * floats (S1 {0}, S2 {1, 2}).  Last bracket: MDP 2 takes 3, the
+         * first resident; 4 is left: the bye. */
+        f->e[0].score = f->e[1].score = f->e[2].score = 1;
+        meet(f, 3, 4);
+        f->round = 2;
+        int np = pair_round(f, p, bye, &nb, &info);
+        const int want[][2] = { { 0, 1 }, { 2, 3 } };
+        assert_pairs(p, np, want, 2);
+        assert_int_equal(bye[0].entrant, 4);
+        assert_int_equal(info.floats, 1);
+        free(f);
+}
+
+static void a_player_who_downfloated_last_round_does_not_float_again_when_another_can(void **state) {
+        (void) state;
+        struct field *f = field_new(6);
+        struct tour_pairing p[8];
+        struct tour_bye bye[1];
+        struct tour_swiss_info info;
+        int nb;
+
+        /* 0, 1, 2 on 1 point, 3, 4, 5 on 0, nobody met.  The Dutch order
+         * alone pairs 0-1 and floats 2 (S1 {0}, S2 {1, 2}). */
+        for (int i = 0; i < 3; i++)
+                f->e[i].score = 1;
+        f->round = 3;
+        int np = pair_round(f, p, bye, &nb, &info);
+        const int plain[][2] = { { 0, 1 }, { 2, 3 }, { 4, 5 } };
+        assert_pairs(p, np, plain, 3);
+        /* 2 downfloated last round: C14 floats 1 instead (0-2, 1-3) */
+        f->e[2].floated[0] = TOUR_FLOAT_DOWN;
+        np = pair_round(f, p, bye, &nb, &info);
+        const int not2[][2] = { { 0, 2 }, { 1, 3 }, { 4, 5 } };
+        assert_pairs(p, np, not2, 3);
+        /* 1 too: the one who did not, 0, floats (1-2), though he is the
+         * top of the group */
+        f->e[1].floated[0] = TOUR_FLOAT_DOWN;
+        np = pair_round(f, p, bye, &nb, &info);
+        const int not12[][2] = { { 0, 3 }, { 1, 2 }, { 4, 5 } };
+        assert_pairs(p, np, not12, 3);
+        /* all three: C14 ties, and so does C16 (nobody two rounds ago):
+         * the Dutch order's own choice, 2, floats */
+        f->e[0].floated[0] = TOUR_FLOAT_DOWN;
+        np = pair_round(f, p, bye, &nb, &info);
+        assert_pairs(p, np, plain, 3);
+        /* 2 downfloated two rounds ago as well: C16 floats 1 */
+        f->e[2].floated[1] = TOUR_FLOAT_DOWN;
+        np = pair_round(f, p, bye, &nb, &info);
+        assert_pairs(p, np, not2, 3);
+        free(f);
+}
+
+static void a_floater_is_not_paired_with_a_player_who_upfloated_last_round(void **state) {
+        (void) state;
+        struct field *f = field_new(4);
+        struct tour_pairing p[8];
+        struct tour_bye bye[1];
+        struct tour_swiss_info info;
+        int nb;
+
+        /* 0 alone on 2 points floats into 1, 2, 3 on 1 point.  The MDP
+         * takes the first resident, 1, and 2-3 remain; but 1 upfloated last
+         * round, and C15 prefers an MDP opponent who did not: 0-2, 1-3. */
+        f->e[0].score = 2;
+        f->e[1].score = f->e[2].score = f->e[3].score = 1;
+        f->round = 3;
+        int np = pair_round(f, p, bye, &nb, &info);
+        const int plain[][2] = { { 0, 1 }, { 2, 3 } };
+        assert_pairs(p, np, plain, 2);
+        f->e[1].floated[0] = TOUR_FLOAT_UP;
+        np = pair_round(f, p, bye, &nb, &info);
+        const int c15[][2] = { { 0, 2 }, { 1, 3 } };
+        assert_pairs(p, np, c15, 2);
+        free(f);
+}
+
+static void of_two_floaters_for_one_place_the_higher_scored_is_paired(void **state) {
+        (void) state;
+        struct field *f = field_new(4);
+        struct tour_pairing p[8];
+        struct tour_bye bye[1];
+        struct tour_swiss_info info;
+        int nb;
+
+        /* 1 (3 points) and 0 (2 points) met, so 1 floats through 0's
+         * bracket and 0 floats too; in 2's bracket (1 point) both may have
+         * 2: C7 (the floaters' scores as low as possible) gives 2 to 1 and
+         * floats 0 to 3, although 0 is rated higher. */
+        f->e[1].score = 3;
+        f->e[0].score = 2;
+        f->e[2].score = 1;
+        meet(f, 0, 1);
+        f->round = 4;
+        int np = pair_round(f, p, bye, &nb, &info);
+        const int want[][2] = { { 1, 2 }, { 0, 3 } };
+        assert_pairs(p, np, want, 2);
+        free(f);
+}
+
+static void the_floater_is_chosen_so_that_the_next_bracket_can_pair_it(void **state) {
+        (void) state;
+        struct field *f = field_new(8);
+        struct tour_pairing p[8];
+        struct tour_bye bye[1];
+        struct tour_swiss_info info;
+        int nb;
+
+        /* 0, 1, 2 on 2 points, 3, 4, 5 on 1, 6, 7 on 0.  2 met 3, 4 and 5.
+         * The Dutch order alone floats 2 (0-1), who could meet nobody in
+         * the next bracket.  C8 floats 1 instead (0-2): the next bracket
+         * pairs 1-3, 4-5 and leaves no one over.  Both complete the round,
+         * so it is C8 that decides, not C4. */
+        for (int i = 0; i < 3; i++)
+                f->e[i].score = 2;
+        for (int i = 3; i < 6; i++)
+                f->e[i].score = 1;
+        meet(f, 2, 3);
+        meet(f, 2, 4);
+        meet(f, 2, 5);
+        f->round = 4;
+        int np = pair_round(f, p, bye, &nb, &info);
+        const int want[][2] = { { 0, 2 }, { 1, 3 }, { 4, 5 }, { 6, 7 } };
+        assert_pairs(p, np, want, 4);
+        assert_int_equal(info.floats, 1);
+        free(f);
+}
+
+static void a_bracket_no_transposition_can_pair_takes_the_first_exchange(void **state) {
+        (void) state;
+        struct field *f = field_new(6);
+        struct tour_pairing p[8];
+        struct tour_bye bye[1];
+        struct tour_swiss_info info;
+        int nb;
+
+        /* One bracket of 6: S1 {0, 1, 2}, S2 {3, 4, 5}; 0 met all of S2,
+         * so no transposition pairs it.  The first exchange (one player,
+         * the smallest BSN difference: 2 for 3) gives S1 {0, 1, 3} and
+         * S2 {2, 4, 5}, and its first transposition pairs 0-2, 1-4, 3-5. */
+        meet(f, 0, 3);
+        meet(f, 0, 4);
+        meet(f, 0, 5);
+        f->round = 4;
+        int np = pair_round(f, p, bye, &nb, &info);
+        const int want[][2] = { { 0, 2 }, { 1, 4 }, { 3, 5 } };
+        assert_pairs(p, np, want, 3);
+        assert_int_equal(info.searched, 1);
+        free(f);
+}
+
 static void the_bye_goes_to_the_lowest_ranked_player_without_one(void **state) {
         (void) state;
         struct field *f = field_new(5);
@@ -525,6 +760,14 @@ int main(void) {
                 cmocka_unit_test(an_odd_score_group_floats_its_lowest_player_to_the_top_of_the_next),
                 cmocka_unit_test(a_group_stays_whole_by_transposing_around_a_rematch),
                 cmocka_unit_test(a_partner_that_would_split_the_group_is_passed_over),
+                cmocka_unit_test(both_floaters_find_partners_where_the_old_greedy_floated_two_more),
+                cmocka_unit_test(the_bye_goes_where_the_top_group_stays_whole),
+                cmocka_unit_test(the_bye_goes_to_the_lowest_score_even_at_the_price_of_a_float),
+                cmocka_unit_test(a_player_who_downfloated_last_round_does_not_float_again_when_another_can),
+                cmocka_unit_test(a_floater_is_not_paired_with_a_player_who_upfloated_last_round),
+                cmocka_unit_test(of_two_floaters_for_one_place_the_higher_scored_is_paired),
+                cmocka_unit_test(the_floater_is_chosen_so_that_the_next_bracket_can_pair_it),
+                cmocka_unit_test(a_bracket_no_transposition_can_pair_takes_the_first_exchange),
                 cmocka_unit_test(the_bye_goes_to_the_lowest_ranked_player_without_one),
                 cmocka_unit_test(the_bye_moves_up_when_the_lowest_would_force_a_rematch),
                 cmocka_unit_test(nobody_gets_a_second_bye_while_others_have_none),
