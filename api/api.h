@@ -188,22 +188,27 @@ int api_tournaments_watch(const struct api_deps *deps);
 int api_tokens_reload(struct store *store, struct auth *auth);
 int api_tokens_watch(struct store *store, struct auth *auth);
 
-/* Creates a token named name with role; cb gets the secret (shown once) and
- * the stored resource, or an error line.  Used by POST /v1/tokens and by
- * `arbiterd --create-token`.  Returns -EINVAL (bad name), -ENOTCONN. */
-typedef void (*api_token_created_fn)(void *userdata, const char *token, json_t *resource,
-                                     const char *error);
+/* Creates a token named name with role; cb gets the outcome, and the
+ * secret (shown once) and the stored resource, or an error line a person
+ * can read.  Used by POST /v1/tokens and by `arbiterd --create-token`.
+ * Returns -EINVAL (bad name), -ENOTCONN. */
+enum api_token_outcome {
+        API_TOKEN_CREATED,
+        API_TOKEN_NAME_TAKEN,           /* a live token has this name */
+        API_TOKEN_NO_SUCH_SEAT,         /* the table has no such seat (a station's token) */
+        API_TOKEN_FAILED,               /* the database's error */
+};
+typedef void (*api_token_created_fn)(void *userdata, enum api_token_outcome outcome, const char *token,
+                                     json_t *resource, const char *error);
 int api_tokens_create(struct store *store, const char *name, enum auth_role role,
                       const char *created_by, api_token_created_fn cb, void *userdata);
 /* Creates a seat token for seat (1-based) of a match (match_id) or of a
  * table (table_id: a station's, good for every match at the table), the
- * other id 0, revoking that seat's previous one; cb as api_tokens_create's,
- * with the error "no such seat" when the table has no such seat.  -EINVAL,
+ * other id 0, revoking that seat's previous one; cb as api_tokens_create's
+ * (API_TOKEN_NO_SUCH_SEAT when the table has no such seat).  -EINVAL,
  * -ENOTCONN. */
 int api_seat_token_create(struct store *store, int64_t match_id, int64_t table_id, int seat,
                           const char *created_by, api_token_created_fn cb, void *userdata);
-/* The error api_seat_token_create's cb gets for a seat the table lacks. */
-#define API_NO_SUCH_SEAT "no such seat"
 /* NULL when name is acceptable for a token or a table (1 to 64 bytes, no
  * control characters), otherwise why not. */
 const char *api_name_problem(const char *name);

@@ -14,6 +14,7 @@
 #include <microhttpd.h>
 
 #include "api/bodies.h"
+#include "api/failures.h"
 #include "api/handlers.h"
 #include "api/problem.h"
 #include "match/json.h"
@@ -47,11 +48,8 @@ static void on_created(void *userdata, struct match *m, json_t *stored, const ch
         struct api_request *req = c->req;
 
         if (!m) {
-                if (error && strstr(error, "matches_table_id_fkey"))
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "table: there is no table with id %lld",
-                                          (long long) json_integer_value(json_object_get(c->spec, "table")));
-                else
-                        api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "storing the match failed: %s", error);
+                /* called from the runtime's store callback: its error is there */
+                api_reply_query_failed(req, matches_store(req->deps->matches), "storing the match", error);
                 if (c->done)
                         c->done(c->userdata, NULL);
         } else if (c->done) {
@@ -352,13 +350,15 @@ struct token_ctx {
         int seat;
 };
 
-static void on_seat_token(void *userdata, const char *token, json_t *resource, const char *error) {
+static void on_seat_token(void *userdata, enum api_token_outcome outcome, const char *token, json_t *resource,
+                          const char *error) {
         struct token_ctx *c = userdata;
         struct api_request *req = c->req;
         struct auth_entry e = { .role = AUTH_ROLE_SEAT, .match_id = c->match, .seat = c->seat };
         char path[MATCH_TOPIC_MAX * 2];
 
         free(c);
+        (void) outcome;
         if (!resource) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the seat token was not created: %s", error);
                 return;

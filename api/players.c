@@ -8,6 +8,7 @@
 #include <microhttpd.h>
 
 #include "api/bodies.h"
+#include "api/failures.h"
 #include "api/handlers.h"
 #include "api/tournaments.h"
 #include "store/store.h"
@@ -23,8 +24,8 @@
 static void on_player(void *userdata, const PGresult *res, const char *error) {
         struct api_request *req = userdata;
 
-        if (!res && error && strstr(error, "players_external_id_key")) {
-                api_reply_problem(req, MHD_HTTP_CONFLICT, "external_id: another player has this external id");
+        if (!res) {
+                api_reply_query_failed(req, req->deps->store, "the player query", error);
                 return;
         }
         tour_reply_row(req, strcmp(req->method, "POST") == 0 ? MHD_HTTP_CREATED : MHD_HTTP_OK, res, error, "player");

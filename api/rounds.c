@@ -19,6 +19,7 @@
 #include <string.h>
 #include <microhttpd.h>
 
+#include "api/failures.h"
 #include "api/handlers.h"
 #include "api/problem.h"
 #include "api/stage_request.h"
@@ -37,13 +38,7 @@ static void on_round_stored(void *userdata, const PGresult *res, const char *err
         json_t *out;
 
         if (!res) {
-                if (error && strstr(error, "stage_matches_stage_id_round_table_no_key"))
-                        api_reply_problem(c->req, MHD_HTTP_CONFLICT,
-                                          "this round was paired by another request meanwhile; GET "
-                                          "/v1/tournaments/%" PRId64 "/matches", c->id);
-                else
-                        api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "storing the round failed: %s",
-                                          error);
+                api_reply_query_failed(c->req, c->req->deps->store, "storing the round", error);
                 stage_req_free(c);
                 return;
         }

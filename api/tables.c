@@ -11,6 +11,7 @@
 #include <microhttpd.h>
 
 #include "api/bodies.h"
+#include "api/failures.h"
 #include "api/handlers.h"
 #include "api/sse.h"
 #include "common/log.h"
@@ -58,13 +59,7 @@ static void on_table(void *userdata, const PGresult *res, const char *error) {
         json_t *t;
 
         if (!res) {
-                if (error && strstr(error, "tables_name_key"))
-                        api_reply_problem(req, MHD_HTTP_CONFLICT, "a table with this name exists already");
-                else if (error && strstr(error, "table_pads_pad_id_key"))
-                        api_reply_problem(req, MHD_HTTP_CONFLICT,
-                                          "a pad in this table already sits at another table; a pad has one seat");
-                else
-                        api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the table query failed: %s", error);
+                api_reply_query_failed(req, req->deps->store, "the table query", error);
                 return;
         }
         if (PQntuples(res) == 0) {
@@ -196,12 +191,13 @@ void handle_table_events(struct api_request *req) {
 
 /* ---- station tokens -------------------------------------------------------- */
 
-static void on_station_token(void *userdata, const char *token, json_t *resource, const char *error) {
+static void on_station_token(void *userdata, enum api_token_outcome outcome, const char *token,
+                             json_t *resource, const char *error) {
         struct api_request *req = userdata;
         struct auth_entry e = { .role = AUTH_ROLE_SEAT };
 
         if (!resource) {
-                if (error && strcmp(error, API_NO_SUCH_SEAT) == 0)
+                if (outcome == API_TOKEN_NO_SUCH_SEAT)
                         api_reply_problem(req, MHD_HTTP_NOT_FOUND, "table %s has no seat %s (GET /v1/tables/%s "
                                           "lists its seats)", route_param(&req->match, "id"),
                                           route_param(&req->match, "seat"), route_param(&req->match, "id"));

@@ -12,6 +12,7 @@
 #include <microhttpd.h>
 
 #include "api/bodies.h"
+#include "api/failures.h"
 #include "api/handlers.h"
 #include "common/log.h"
 #include "store/store.h"
@@ -201,6 +202,7 @@ int api_tokens_watch(struct store *store, struct auth *auth) {
 
 struct creation {
         char token[AUTH_TOKEN_LEN + 1];
+        struct store *store;            /* for the failure's constraint */
         api_token_created_fn cb;
         void *userdata;
 };
@@ -222,16 +224,17 @@ static void on_token_inserted(void *userdata, const PGresult *res, const char *e
         struct creation *c = userdata;
 
         if (!res) {
-                if (error && strstr(error, "api_tokens_live_name"))
-                        c->cb(c->userdata, NULL, NULL, "a live token with this name exists already; "
-                                                        "revoke it first or choose another name");
+                const char *detail;
+
+                if (api_query_failure(c->store, &detail) == MHD_HTTP_CONFLICT && detail)
+                        c->cb(c->userdata, API_TOKEN_NAME_TAKEN, NULL, NULL, detail);
                 else
-                        c->cb(c->userdata, NULL, NULL, error);
+                        c->cb(c->userdata, API_TOKEN_FAILED, NULL, NULL, error);
         } else if (PQntuples(res) == 0) {
-                c->cb(c->userdata, NULL, NULL, API_NO_SUCH_SEAT);
+                c->cb(c->userdata, API_TOKEN_NO_SUCH_SEAT, NULL, NULL, "no such seat");
         } else {
                 json_t *t = token_row(res, 0);
-                c->cb(c->userdata, c->token, t, NULL);
+                c->cb(c->userdata, API_TOKEN_CREATED, c->token, t, NULL);
                 json_decref(t);
         }
         explicit_bzero(c->token, sizeof c->token);
@@ -256,6 +259,7 @@ int api_tokens_create(struct store *store, const char *name, enum auth_role role
         }
         auth_token_hash(c->token, hash);
         c->cb = cb;
+        c->store = store;
         c->userdata = userdata;
 
         const char *params[] = { name, auth_role_to_string(role), hash, created_by };
@@ -288,6 +292,7 @@ int api_seat_token_create(struct store *store, int64_t match_id, int64_t table_i
         }
         auth_token_hash(c->token, hash);
         c->cb = cb;
+        c->store = store;
         c->userdata = userdata;
         /* Names of live tokens are unique; the hash's first digits tell a
          * seat's successive tokens apart in the audit trail. */
@@ -322,11 +327,12 @@ int api_seat_token_create(struct store *store, int64_t match_id, int64_t table_i
 
 /* ---- handlers ----------------------------------------------------------- */
 
-static void on_created_for_request(void *userdata, const char *token, json_t *resource, const char *error) {
+static void on_created_for_request(void *userdata, enum api_token_outcome outcome, const char *token,
+                                   json_t *resource, const char *error) {
         struct api_request *req = userdata;
 
         if (!resource) {
-                unsigned status = strstr(error, "exists already") ? MHD_HTTP_CONFLICT
+                unsigned status = outcome == API_TOKEN_NAME_TAKEN ? MHD_HTTP_CONFLICT
                                                                   : MHD_HTTP_INTERNAL_SERVER_ERROR;
                 api_reply_problem(req, status, "the token was not created: %s", error);
                 return;

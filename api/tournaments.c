@@ -27,6 +27,7 @@
 #include <microhttpd.h>
 
 #include "api/bodies.h"
+#include "api/failures.h"
 #include "api/handlers.h"
 #include "api/sse.h"
 #include "api/tournaments.h"
@@ -405,10 +406,8 @@ static void on_registration(void *userdata, const PGresult *res, const char *err
         json_t *j;
 
         if (!res || PQntuples(res) == 0) {
-                if (error && strstr(error, "registrations_player_id_fkey"))
-                        api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "player: there is no such player");
-                else if (error && strstr(error, "registrations_pkey"))
-                        api_reply_problem(req, MHD_HTTP_CONFLICT, "player: already registered");
+                if (!res)
+                        api_reply_query_failed(req, req->deps->store, "the registration", error);
                 else
                         tour_reply_row(req, MHD_HTTP_OK, res, error, "tournament");
                 free(c);

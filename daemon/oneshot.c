@@ -34,9 +34,11 @@ static void finish(struct oneshot *o, int exit_status) {
         loop_exit(o->loop);
 }
 
-static void on_created(void *userdata, const char *token, json_t *resource, const char *error) {
+static void on_created(void *userdata, enum api_token_outcome outcome, const char *token, json_t *resource,
+                       const char *error) {
         struct oneshot *o = userdata;
 
+        (void) outcome;         /* the error line says it */
         if (!resource) {
                 fprintf(stderr, "arbiterd: the token was not created: %s\n", error);
                 finish(o, EXIT_FAILURE);

@@ -147,6 +147,9 @@ struct store {
         int backend_pid;                /* of the last session that was READY; 0 before */
         int64_t lock_refused_usec;      /* first refusal of the daemon's lock at start; 0 none */
 
+        const PGresult *callback_err;   /* the server's error, inside a failed query's callback */
+        bool callback_failed;           /* inside a failed query's callback */
+
         unsigned busy;
         bool closed;
 };
@@ -314,8 +317,14 @@ static void op_complete(struct store *s, struct op *op, PGresult *res, PGresult 
         if (!error && !res)
                 error = "the server sent no result";
         if (op->fn) {
+                const PGresult *outer = s->callback_err;
+
                 s->busy++;
+                s->callback_err = error ? err_res : NULL;
+                s->callback_failed = error != NULL;
                 op->fn(op->userdata, error ? NULL : res, error);
+                s->callback_err = outer;
+                s->callback_failed = false;
                 s->busy--;
         } else if (op->done) {
                 op->done(s, error ? NULL : res, err_res, error);
@@ -1316,6 +1325,45 @@ int store_listen(struct store *s, const char *channel, store_notify_fn fn, void 
         s->listeners = l;
         s->listeners[s->n_listeners++] = (struct listener) { copy, fn, userdata };
         return 0;
+}
+
+/* SQLSTATE classes and codes (PostgreSQL, Appendix A). */
+static enum store_failure failure_of(const char *sqlstate) {
+        if (!sqlstate)
+                return STORE_FAILURE_UNAVAILABLE;
+        if (strcmp(sqlstate, "23505") == 0 || strcmp(sqlstate, "23P01") == 0)
+                return STORE_FAILURE_CONFLICT;          /* unique, exclusion */
+        if (strcmp(sqlstate, "23503") == 0 || strcmp(sqlstate, "23514") == 0 || strcmp(sqlstate, "23502") == 0 ||
+            strncmp(sqlstate, "22", 2) == 0)
+                return STORE_FAILURE_INVALID;           /* foreign key, check, not null, data */
+        if (strcmp(sqlstate, "40001") == 0 || strcmp(sqlstate, "40P01") == 0 || strcmp(sqlstate, "57014") == 0 ||
+            strcmp(sqlstate, "55P03") == 0 || strncmp(sqlstate, "08", 2) == 0 || strcmp(sqlstate, "57P01") == 0)
+                return STORE_FAILURE_UNAVAILABLE;       /* retry: serialization, deadlock, timeout, lock, gone */
+        return STORE_FAILURE_INTERNAL;
+}
+
+bool store_error(const struct store *s, struct store_error *ret) {
+        const PGresult *e = s->callback_err;
+
+        memset(ret, 0, sizeof *ret);
+        if (!s->callback_failed)
+                return false;
+        if (e) {
+                ret->sqlstate = PQresultErrorField(e, PG_DIAG_SQLSTATE);
+                ret->constraint = PQresultErrorField(e, PG_DIAG_CONSTRAINT_NAME);
+        }
+        ret->failure = failure_of(ret->sqlstate);
+        return true;
+}
+
+const char *store_failure_to_string(enum store_failure f) {
+        switch (f) {
+        case STORE_FAILURE_UNAVAILABLE: return "unavailable";
+        case STORE_FAILURE_CONFLICT:    return "conflict";
+        case STORE_FAILURE_INVALID:     return "invalid";
+        case STORE_FAILURE_INTERNAL:    return "internal";
+        }
+        return "internal";
 }
 
 unsigned store_pending(const struct store *s) {

@@ -115,6 +115,28 @@ int store_query(struct store *s, const char *sql, int n_params, const char *cons
  * and '_', not starting with a digit, at most 63 bytes (else -EINVAL). */
 int store_listen(struct store *s, const char *channel, store_notify_fn fn, void *userdata);
 
+/* Why a query failed, for the repositories of store/ (so that no caller
+ * classifies an error by searching its text): inside a failed query's
+ * callback (res NULL), store_error() fills *ret with the server's SQLSTATE
+ * and constraint name (both NULL when no server answered: the connection
+ * was lost, the store closed) and their class, and returns true; anywhere
+ * else it returns false.  The strings live as long as the callback. */
+enum store_failure {
+        STORE_FAILURE_UNAVAILABLE,      /* no answer, or one worth retrying: 08xxx, 40001, 40P01, 57014, 55P03 */
+        STORE_FAILURE_CONFLICT,         /* 23505 unique, 23P01 exclusion: constraint names which */
+        STORE_FAILURE_INVALID,          /* 23503 foreign key, 23514 check, 23502 not null, 22xxx data */
+        STORE_FAILURE_INTERNAL,         /* anything else: a bug of ours */
+};
+
+struct store_error {
+        enum store_failure failure;
+        const char *sqlstate;           /* "23505", or NULL */
+        const char *constraint;         /* "players_name_key", or NULL */
+};
+
+bool store_error(const struct store *s, struct store_error *ret);
+const char *store_failure_to_string(enum store_failure f);
+
 /* Queries queued or in flight (graceful shutdown waits for 0). */
 unsigned store_pending(const struct store *s);
 

@@ -1,0 +1,61 @@
+/* api/failures.c — see failures.h. */
+#include "api/failures.h"
+
+#include <string.h>
+#include <microhttpd.h>
+
+#include "api/problem.h"
+#include "store/store.h"
+
+/* The schema's constraints a request can run into, by name
+ * (migrations/). */
+static const struct {
+        const char *constraint;
+        unsigned status;
+        const char *detail;
+} constraints[] = {
+        { "players_external_id_key", MHD_HTTP_CONFLICT, "external_id: another player has this external id" },
+        { "tables_name_key", MHD_HTTP_CONFLICT, "a table with this name exists already" },
+        { "table_pads_pad_id_key", MHD_HTTP_CONFLICT,
+          "a pad in this table already sits at another table; a pad has one seat" },
+        { "api_tokens_live_name", MHD_HTTP_CONFLICT,
+          "a live token with this name exists already; revoke it first or choose another name" },
+        { "matches_table_id_fkey", MHD_HTTP_BAD_REQUEST, "table: there is no such table" },
+        { "stage_matches_stage_id_round_table_no_key", MHD_HTTP_CONFLICT,
+          "this round was paired by another request meanwhile; see the tournament's matches" },
+        { "registrations_player_id_fkey", MHD_HTTP_BAD_REQUEST, "player: there is no such player" },
+        { "registrations_pkey", MHD_HTTP_CONFLICT, "player: already registered" },
+};
+
+unsigned api_query_failure(struct store *store, const char **ret_detail) {
+        struct store_error e;
+
+        *ret_detail = NULL;
+        if (!store || !store_error(store, &e))
+                return MHD_HTTP_INTERNAL_SERVER_ERROR;
+        for (size_t i = 0; e.constraint && i < sizeof constraints / sizeof constraints[0]; i++)
+                if (strcmp(e.constraint, constraints[i].constraint) == 0) {
+                        *ret_detail = constraints[i].detail;
+                        return constraints[i].status;
+                }
+        switch (e.failure) {
+        case STORE_FAILURE_CONFLICT:    return MHD_HTTP_CONFLICT;
+        case STORE_FAILURE_INVALID:     return MHD_HTTP_BAD_REQUEST;
+        case STORE_FAILURE_UNAVAILABLE: return MHD_HTTP_SERVICE_UNAVAILABLE;
+        case STORE_FAILURE_INTERNAL:    break;
+        }
+        return MHD_HTTP_INTERNAL_SERVER_ERROR;
+}
+
+void api_reply_query_failed(struct api_request *req, struct store *store, const char *what, const char *error) {
+        const char *detail;
+        unsigned status = api_query_failure(store, &detail);
+
+        if (detail)
+                api_reply_problem(req, status, "%s", detail);
+        else if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+                api_reply_busy(req, "%s could not be completed now (%s); try again shortly", what,
+                               error ? error : "the database is away");
+        else
+                api_reply_problem(req, status, "%s failed: %s", what, error ? error : "no reason given");
+}

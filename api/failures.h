@@ -1,0 +1,33 @@
+/* api/failures.h — the one place where a query that failed becomes an HTTP
+ * problem.
+ *
+ * Inside a failed query's callback the store knows the server's SQLSTATE
+ * and constraint (store/store.h, store_error()); nothing in api/ reads the
+ * text of libpq's messages.  A constraint this table knows answers with its
+ * own status and words (409 for a unique violation, naming the member of
+ * the request at fault); otherwise the class decides: a conflict 409, bad
+ * data 400, a database that is away or busy 503 with Retry-After, anything
+ * else 500 with the server's words.
+ *
+ * Call it from inside the failed query's callback (or from a callback the
+ * store's callback calls synchronously, as the match runtime's creation
+ * callback is): elsewhere the store has no error to give, and the reply is
+ * the generic one for the class "internal".
+ */
+#ifndef ARBITER_API_FAILURES_H
+#define ARBITER_API_FAILURES_H
+
+#include "api/api.h"
+
+struct store;
+
+/* Replies for a query of what ("the table", "the round", …) that failed
+ * with error (the store's text, for the 500). */
+void api_reply_query_failed(struct api_request *req, struct store *store, const char *what, const char *error);
+
+/* The status the table or the class gives the failure being handled now,
+ * and its detail (a constant; NULL when the class decides): for a caller
+ * that answers in words of its own. */
+unsigned api_query_failure(struct store *store, const char **ret_detail);
+
+#endif
