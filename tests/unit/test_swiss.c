@@ -470,6 +470,35 @@ static void the_floater_is_chosen_so_that_the_next_bracket_can_pair_it(void **st
         free(f);
 }
 
+static void the_floater_is_chosen_so_that_the_next_bracket_leaves_no_one_over(void **state) {
+        (void) state;
+        struct field *f = field_new(8);
+        struct tour_pairing p[8];
+        struct tour_bye bye[1];
+        struct tour_swiss_info info;
+        int nb;
+
+        /* 0 and 1 on 2 points met: both float to 2 (1.5), who can take
+         * either; the other floats on to 3, 4, 5 (1 point), where 3 met 4
+         * and 5.  Floating 1 (the Dutch order's choice: 0 is the first MDP)
+         * leaves 3 over whichever of 4, 5 the floater takes, since 1 met 3:
+         * two downfloaters there.  Floating 0 lets the next bracket pair
+         * 0-3 and 4-5, nobody over: C8 chooses it.  6-7 below completes
+         * either way, so C4 does not decide. */
+        f->e[0].score = f->e[1].score = 2;
+        f->e[2].score = 1.5;
+        f->e[3].score = f->e[4].score = f->e[5].score = 1;
+        meet(f, 0, 1);
+        meet(f, 1, 3);
+        meet(f, 3, 4);
+        meet(f, 3, 5);
+        f->round = 4;
+        int np = pair_round(f, p, bye, &nb, &info);
+        const int want[][2] = { { 0, 3 }, { 1, 2 }, { 4, 5 }, { 6, 7 } };
+        assert_pairs(p, np, want, 4);
+        free(f);
+}
+
 static void a_bracket_no_transposition_can_pair_takes_the_first_exchange(void **state) {
         (void) state;
         struct field *f = field_new(6);
@@ -767,6 +796,7 @@ int main(void) {
                 cmocka_unit_test(a_floater_is_not_paired_with_a_player_who_upfloated_last_round),
                 cmocka_unit_test(of_two_floaters_for_one_place_the_higher_scored_is_paired),
                 cmocka_unit_test(the_floater_is_chosen_so_that_the_next_bracket_can_pair_it),
+                cmocka_unit_test(the_floater_is_chosen_so_that_the_next_bracket_leaves_no_one_over),
                 cmocka_unit_test(a_bracket_no_transposition_can_pair_takes_the_first_exchange),
                 cmocka_unit_test(the_bye_goes_to_the_lowest_ranked_player_without_one),
                 cmocka_unit_test(the_bye_moves_up_when_the_lowest_would_force_a_rematch),
