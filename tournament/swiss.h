@@ -4,8 +4,9 @@
  *
  * Pure: libc only, no clock, no I/O, no global state.  A pairing module does
  * not compute standings: the standings module hands it a snapshot (score,
- * rating, byes, active flag per entrant), a meetings matrix and a seat
- * history, and gets back the round's tables and byes.  The same snapshot and
+ * rating, byes, the last two rounds' floats, active flag per entrant), a
+ * meetings matrix and a seat history, and gets back the round's tables and
+ * byes.  The same snapshot and
  * seed always give the same pairings, bit for bit.
  *
  * Ownership: every input is borrowed for the duration of the call and never
