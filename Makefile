@@ -44,7 +44,7 @@ BASEFLAGS  := -std=gnu11 $(OPT) -g $(WARN) -MMD -MP -I. $(SANFLAGS) \
 # Pure layers (docs/architecture.md, "Pure layers") compile with no library
 # flags at all.
 PURE_DIRS  := engine tournament
-IO_DIRS    := common hardware store match api bus daemon
+IO_DIRS    := common hardware store match organiser api bus daemon
 
 # Empty (and quiet) before `make deps` has run; the inner make sees the real flags.
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

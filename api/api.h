@@ -88,10 +88,15 @@ struct api_deps {
         /* Rating parameters ([ratings]); NULL: the published defaults. */
         const struct tour_os_params *rating_os;
         const struct tour_glicko2_params *rating_g2;
+        /* The rating worker (organiser/ratings.h): recomputes, seasons.
+         * NULL: POST .../recompute rebuilds the standings only, and a
+         * season's leaderboard answers 503. */
+        struct org_ratings *ratings;
 };
 
 struct tour_os_params;
 struct tour_glicko2_params;
+struct org_ratings;
 
 struct api_request {
         struct api_server *server;
@@ -152,6 +157,10 @@ void api_reply_problem_json(struct api_request *req, json_t *problem);
  * server has no room for this request now (connections, streams). */
 void api_reply_busy(struct api_request *req, const char *detail_fmt, ...)
         __attribute__((format(printf, 2, 3)));
+/* Replies 503 with Retry-After: retry_after_s: what was asked for is being
+ * made (a season's ratings); the connection stays open. */
+void api_reply_unavailable(struct api_request *req, unsigned retry_after_s, const char *detail_fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 /* Replies 200 with a streaming response (taken) whose content reader
  * suspends the connection when it has nothing to send and whose owner
  * resumes it (then api_server_run_soon()).  The request counts as a stream,
@@ -174,6 +183,10 @@ void api_events_press(struct sse_hub *hub, const struct pad_press *press);
 /* Publishes the live matches' events on the hub (api/match_events.c):
  * topic "match/<id>".  0, or -ENOSPC. */
 int api_match_events_observe(struct matches *reg, struct sse_hub *hub);
+
+/* Publishes "ratings_changed" {game} on topic "ratings/<game>" (the rating
+ * worker wrote the game's tables: organiser/ratings.h).  hub may be NULL. */
+void api_ratings_changed(struct sse_hub *hub, const char *game);
 
 /* LISTENs for results the database records by itself (a runtime match
  * that finished, migrations/0004_tournaments.sql) and refreshes and

@@ -67,7 +67,7 @@ static void on_match_row(void *userdata, const PGresult *res, const char *error,
                                      json_object_get(j, "stage"), "round", json_object_get(j, "round"), "result",
                                      json_object_get(j, "result"), "correction", strcmp(event, "correction") == 0));
         if (strcmp(event, "match_called") != 0)
-                tour_refresh(c->req->deps, c->id, true);
+                tour_refresh(c->req->deps, c->id, false);
         api_reply_json(c->req, MHD_HTTP_OK, j);
         stage_req_free(c);
 }

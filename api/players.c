@@ -94,33 +94,3 @@ void handle_player_get(struct api_request *req) {
 void handle_players_list(struct api_request *req) {
         reply_list_page(req, "SELECT " PLAYER_JSON("p") " FROM players p WHERE p.id > $1 ORDER BY p.id LIMIT $2");
 }
-
-/* The rating history: one row per rated match, oldest first, with the
- * rating before and after (rating_history, rewritten by every recompute). */
-void handle_player_ratings(struct api_request *req) {
-        struct api_query q = api_request_query(req);
-        struct query_ratings qr;
-        json_t *problem;
-        long long id;
-        int r;
-
-        if (!id_param(req, "id", &id))
-                return;
-        if (query_ratings(&q, &qr, &problem) < 0) {
-                api_reply_problem_json(req, problem);
-                return;
-        }
-        const char *p[] = { route_param(&req->match, "id"), qr.game, qr.system };
-        r = store_query(req->deps->store,
-                        "SELECT CASE WHEN EXISTS (SELECT 1 FROM players WHERE id = $1) THEN "
-                        "  jsonb_build_object('items', (SELECT coalesce(jsonb_agg(jsonb_build_object('game', h.game, "
-                        "    'system', h.system, 'match', h.stage_match_id, 'tournament', s.tournament_id, "
-                        "    'before', h.before, 'after', h.after, 'at', " TOUR_TIME("h.at") ") "
-                        "    ORDER BY h.at, h.stage_match_id, h.system), '[]'::jsonb) "
-                        "    FROM rating_history h JOIN stage_matches m ON m.id = h.stage_match_id "
-                        "    JOIN stages s ON s.id = m.stage_id WHERE h.player_id = $1 "
-                        "    AND ($2::text IS NULL OR h.game = $2) AND ($3::text IS NULL OR h.system = $3))) END",
-                        3, p, on_player, req);
-        if (r < 0)
-                reply_store_error(req, r);
-}

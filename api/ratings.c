@@ -1,13 +1,16 @@
-/* api/ratings.c — ratings, leaderboards and the caches a result refreshes.
+/* api/ratings.c — ratings and leaderboards, and the caches a result
+ * refreshes.
  *
  * Every player has, per game, an OpenSkill (Weng-Lin Plackett-Luce) rating
  * from every tournament match, and a Glicko-2 rating from the duels
- * (docs/ratings.md).  Both are a deterministic recompute over the game's
- * results in the order they were first recorded (a correction changes a
- * result, not its place in that order).  The ratings and rating_history
- * tables are that recompute's cache, rewritten whenever a result of the game
- * is recorded or corrected; GET /v1/leaderboards/{game} recomputes over the
- * results of a season (from, to) or of all time.
+ * (docs/ratings.md).  The rating worker keeps the stored tables
+ * (organiser/ratings.h): the game's all-time table and history, and the
+ * seasons asked for.  A read here only reads them (store/ratings.h), and
+ * never computes a rating: GET /v1/leaderboards/{game} and a player's
+ * history answer from the last table the worker committed.  A season's
+ * table that is not computed yet is asked of the worker; the request waits
+ * for it up to RATINGS_SEASON_WAIT_MS, and is then answered 503 with
+ * Retry-After while the worker goes on.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,53 +25,18 @@
 #include "api/tournaments.h"
 #include "common/log.h"
 #include "engine/engine.h"
+#include "organiser/ratings.h"
+#include "store/ratings.h"
 #include "store/store.h"
 #include "tournament/glicko2.h"
 #include "tournament/openskill.h"
 
-/* The done results of game $1 recorded in [$2, $3) (NULL: open), in the
- * order they were recorded, with every player's name and club. */
-static const char results_sql[] =
-        "SELECT jsonb_build_object('results', (SELECT coalesce(jsonb_agg(jsonb_build_object('m', m.id, "
-        "    'at', " TOUR_TIME("m.recorded_at") ", 'result', m.result) ORDER BY m.recorded_at, m.id), '[]'::jsonb) "
-        "    FROM stage_matches m JOIN stages s ON s.id = m.stage_id JOIN tournaments t ON t.id = s.tournament_id "
-        "    WHERE t.game = $1 AND m.state = 'done' "
-        "    AND ($2::date IS NULL OR m.recorded_at >= $2::date::timestamp AT TIME ZONE 'UTC') "
-        "    AND ($3::date IS NULL OR m.recorded_at < $3::date::timestamp AT TIME ZONE 'UTC')), "
-        "  'players', (SELECT coalesce(jsonb_object_agg(p.id, jsonb_build_object('name', p.name, 'club', p.club, "
-        "    'active', p.active)), '{}'::jsonb) FROM players p))";
-
-/* Everyone's ratings after a recompute; players[i] is dense index i. */
-struct rated {
-        size_t n;
-        int64_t *players;
-        struct tour_os_rating *os;
-        unsigned *os_games;
-        struct tour_glicko2_rating *g2;
-        unsigned *g2_games;
-        json_t *history;                /* [{player, m, system, before, after, at}] or NULL */
-        /* for the history callbacks */
-        json_t *results;
-        const size_t *os_match, *g2_match;      /* recompute index → results index */
-};
-
-static void rated_free(struct rated *r) {
-        free(r->players);
-        free(r->os);
-        free(r->os_games);
-        free(r->g2);
-        free(r->g2_games);
-        json_decref(r->history);
-        memset(r, 0, sizeof *r);
-}
-
-static size_t dense(struct rated *r, int64_t player) {
-        for (size_t i = 0; i < r->n; i++)
-                if (r->players[i] == player)
-                        return i;
-        r->players[r->n] = player;
-        return r->n++;
-}
+/* How long a season's first reader waits for its table: a season of a
+ * club's results is computed in well under this; one of a million results
+ * takes a few seconds (make bench), and its reader is told to come back. */
+#define RATINGS_SEASON_WAIT_MS          2000u
+/* Retry-After of a season still being computed, in seconds. */
+#define RATINGS_SEASON_RETRY_S          2u
 
 static json_t *os_json(const struct tour_os_rating *x) {
         return json_pack("{s:f, s:f, s:f}", "mu", x->mu, "sigma", x->sigma, "ordinal", tour_os_ordinal(x));
@@ -76,30 +44,6 @@ static json_t *os_json(const struct tour_os_rating *x) {
 
 static json_t *g2_json(const struct tour_glicko2_rating *x) {
         return json_pack("{s:f, s:f, s:f}", "rating", x->rating, "rd", x->rd, "volatility", x->vol);
-}
-
-static int os_history(const struct tour_os_history *row, void *userdata) {
-        struct rated *r = userdata;
-        json_t *res = json_array_get(r->results, r->os_match[row->match]);
-
-        json_array_append_new(r->history, json_pack("{s:I, s:O, s:s, s:o, s:o, s:O}", "player",
-                                                    (json_int_t) r->players[row->player], "m",
-                                                    json_object_get(res, "m"), "system", "openskill", "before",
-                                                    os_json(&row->before), "after", os_json(&row->after), "at",
-                                                    json_object_get(res, "at")));
-        return 0;
-}
-
-static int g2_history(const struct tour_glicko2_history *row, void *userdata) {
-        struct rated *r = userdata;
-        json_t *res = json_array_get(r->results, r->g2_match[row->match]);
-
-        json_array_append_new(r->history, json_pack("{s:I, s:O, s:s, s:o, s:o, s:O}", "player",
-                                                    (json_int_t) r->players[row->player], "m",
-                                                    json_object_get(res, "m"), "system", "glicko2", "before",
-                                                    g2_json(&row->before), "after", g2_json(&row->after), "at",
-                                                    json_object_get(res, "at")));
-        return 0;
 }
 
 static void params_of(const struct api_deps *deps, struct tour_os_params *os, struct tour_glicko2_params *g2) {
@@ -113,77 +57,15 @@ static void params_of(const struct api_deps *deps, struct tour_os_params *os, st
                 tour_glicko2_params_default(g2);
 }
 
-/* Recomputes both systems over results ([{m, at, result}]).  0 or -errno
- * with err. */
-static int recompute(const struct api_deps *deps, json_t *results, bool want_history, struct rated *ret, char *err,
-                     size_t len) {
-        size_t n = json_array_size(results), n_duels = 0, i, k;
-        struct tour_result *rs = calloc(n + 1, sizeof *rs);
-        struct tour_rating_match *all = calloc(n + 1, sizeof *all), *duels = calloc(n + 1, sizeof *duels);
-        size_t *os_match = calloc(n + 1, sizeof *os_match), *g2_match = calloc(n + 1, sizeof *g2_match);
-        struct tour_os_params osp;
-        struct tour_glicko2_params g2p;
-        json_t *it, *p;
-        int r = -ENOMEM;
+void api_ratings_changed(struct sse_hub *hub, const char *game) {
+        char topic[80];
 
-        memset(ret, 0, sizeof *ret);
-        ret->players = calloc(n * TOUR_MAX_SEATS + 1, sizeof *ret->players);
-        if (!rs || !all || !duels || !os_match || !g2_match || !ret->players)
-                goto done;
-        json_array_foreach(results, i, it) {
-                json_t *result = json_object_get(it, "result");
-                struct tour_result *x = &rs[i];
-
-                x->round = 1;
-                x->n = (int) json_array_size(result);
-                if (x->n < 1 || x->n > TOUR_MAX_SEATS) {
-                        snprintf(err, len, "stage match %lld has a malformed result",
-                                 (long long) json_integer_value(json_object_get(it, "m")));
-                        r = -EINVAL;
-                        goto done;
-                }
-                json_array_foreach(result, k, p) {
-                        x->entrant[k] = (int32_t) dense(ret, json_integer_value(json_object_get(p, "player")));
-                        x->rank[k] = (int) json_integer_value(json_object_get(p, "rank"));
-                        x->forfeit[k] = json_is_true(json_object_get(p, "forfeit"));
-                }
-                all[i] = (struct tour_rating_match) { .r = x };
-                os_match[i] = i;
-                if (x->n == 2) {
-                        g2_match[n_duels] = i;
-                        duels[n_duels++] = (struct tour_rating_match) { .r = x };
-                }
-        }
-        ret->os = calloc(ret->n + 1, sizeof *ret->os);
-        ret->os_games = calloc(ret->n + 1, sizeof *ret->os_games);
-        ret->g2 = calloc(ret->n + 1, sizeof *ret->g2);
-        ret->g2_games = calloc(ret->n + 1, sizeof *ret->g2_games);
-        ret->history = want_history ? json_array() : NULL;
-        if (!ret->os || !ret->os_games || !ret->g2 || !ret->g2_games || (want_history && !ret->history))
-                goto done;
-        ret->results = results;
-        ret->os_match = os_match;
-        ret->g2_match = g2_match;
-        params_of(deps, &osp, &g2p);
-        r = tour_os_recompute(&osp, all, n, ret->n, ret->os, ret->os_games, want_history ? os_history : NULL, ret);
-        if (r >= 0)
-                r = tour_glicko2_recompute(&g2p, duels, n_duels, ret->n, ret->g2, ret->g2_games,
-                                           want_history ? g2_history : NULL, ret);
-        if (r < 0)
-                snprintf(err, len, "the ratings cannot be computed: %s", strerror(-r));
-        else
-                r = 0;
-done:
-        if (r == -ENOMEM)
-                snprintf(err, len, "out of memory");
-        ret->results = NULL;
-        ret->os_match = ret->g2_match = NULL;
-        free(rs);
-        free(all);
-        free(duels);
-        free(os_match);
-        free(g2_match);
-        return r;
+        if (!hub)
+                return;
+        snprintf(topic, sizeof topic, "ratings/%s", game);
+        if (sse_publish(hub, topic, "ratings_changed", json_pack("{s:s, s:s}", "kind", "ratings_changed", "game",
+                                                                 game)) < 0)
+                log_warning("the ratings of %s: cannot publish ratings_changed", game);
 }
 
 /* ---- the caches -------------------------------------------------------------- */
@@ -194,7 +76,7 @@ struct refresh_ctx {
         char game[64];
         json_t *stages;                 /* numbers still to refresh */
         size_t next;
-        bool ratings;                   /* the game's ratings too (a result changed) */
+        bool ratings;                   /* the game's ratings too: recomputed from the results */
 };
 
 static void refresh_free(struct refresh_ctx *c) {
@@ -208,103 +90,6 @@ static void on_cache_written(void *userdata, const PGresult *res, const char *er
         (void) userdata;
         if (!res)
                 log_warning("a tournament cache could not be written: %s", error);
-}
-
-/* A game's ratings were written: "ratings_changed" on topic
- * "ratings/<game>", once the cache a reader would read is there (a read
- * sent after standings_changed could still come before this write). */
-struct ratings_written {
-        const struct api_deps *deps;
-        char game[64];
-};
-
-static void on_ratings_written(void *userdata, const PGresult *res, const char *error) {
-        struct ratings_written *w = userdata;
-        char topic[80];
-
-        if (!res)
-                log_warning("the ratings of %s could not be written: %s", w->game, error);
-        else if (w->deps->events) {
-                snprintf(topic, sizeof topic, "ratings/%s", w->game);
-                if (sse_publish(w->deps->events, topic, "ratings_changed",
-                                json_pack("{s:s, s:s}", "kind", "ratings_changed", "game", w->game)) < 0)
-                        log_warning("the ratings of %s: cannot publish ratings_changed", w->game);
-        }
-        free(w);
-}
-
-static void on_ratings_results(void *userdata, const PGresult *res, const char *error) {
-        struct refresh_ctx *c = userdata;
-        struct rated rt;
-        char err[256];
-        json_t *j = res && PQntuples(res) == 1 ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL;
-
-        if (!j) {
-                log_warning("the ratings of %s could not be read: %s", c->game, error ? error : "not JSON");
-                refresh_free(c);
-                return;
-        }
-        if (recompute(c->deps, json_object_get(j, "results"), true, &rt, err, sizeof err) < 0) {
-                log_warning("the ratings of %s: %s", c->game, err);
-                json_decref(j);
-                refresh_free(c);
-                return;
-        }
-        json_t *rows = json_array();
-        for (size_t i = 0; i < rt.n; i++)
-                json_array_append_new(rows, json_pack("{s:I, s:f, s:f, s:i, s:f, s:f, s:f, s:i}", "player",
-                                                      (json_int_t) rt.players[i], "mu", rt.os[i].mu, "sigma",
-                                                      rt.os[i].sigma, "games", (int) rt.os_games[i], "g2_rating",
-                                                      rt.g2[i].rating, "g2_rd", rt.g2[i].rd, "g2_volatility",
-                                                      rt.g2[i].vol, "g2_games", (int) rt.g2_games[i]));
-        char *rows_text = json_dumps(rows, JSON_COMPACT), *hist_text = json_dumps(rt.history, JSON_COMPACT);
-        json_decref(rows);
-        const char *p[] = { c->game, rows_text, hist_text };
-        struct ratings_written *w = calloc(1, sizeof *w);
-
-        if (w) {
-                w->deps = c->deps;
-                snprintf(w->game, sizeof w->game, "%s", c->game);
-        }
-        int r = rows_text && hist_text && w
-                ? store_query(c->deps->store,
-                        "WITH x AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(player bigint, mu float8, "
-                        "             sigma float8, games int, g2_rating float8, g2_rd float8, g2_volatility float8, "
-                        "             g2_games int)), "
-                        "     h AS (SELECT * FROM jsonb_to_recordset($3::jsonb) AS h(player bigint, m bigint, "
-                        "             system text, before jsonb, after jsonb, at timestamptz)), "
-                        "     d AS (DELETE FROM ratings WHERE game = $1 AND player_id NOT IN (SELECT player FROM x)), "
-                        "     dh AS (DELETE FROM rating_history r WHERE game = $1 AND NOT EXISTS (SELECT 1 FROM h "
-                        "            WHERE h.player = r.player_id AND h.m = r.stage_match_id AND h.system = r.system)), "
-                        "     i AS (INSERT INTO ratings SELECT $1, player, mu, sigma, games, g2_rating, g2_rd, "
-                        "             g2_volatility, g2_games FROM x ON CONFLICT (game, player_id) DO UPDATE SET "
-                        "             mu = excluded.mu, sigma = excluded.sigma, games = excluded.games, "
-                        "             g2_rating = excluded.g2_rating, g2_rd = excluded.g2_rd, "
-                        "             g2_volatility = excluded.g2_volatility, g2_games = excluded.g2_games) "
-                        "INSERT INTO rating_history SELECT $1, player, m, system, before, after, at FROM h "
-                        "ON CONFLICT (game, system, player_id, stage_match_id) DO UPDATE SET "
-                        "  before = excluded.before, after = excluded.after, at = excluded.at",
-                        3, p, on_ratings_written, w)
-                : -ENOMEM;
-        if (r < 0) {
-                log_warning("the ratings of %s could not be written: %s", c->game, strerror(-r));
-                free(w);
-        }
-        free(rows_text);
-        free(hist_text);
-        rated_free(&rt);
-        json_decref(j);
-        refresh_free(c);
-}
-
-static void refresh_ratings(struct refresh_ctx *c) {
-        const char *p[] = { c->game, NULL, NULL };
-        int r = store_query(c->deps->store, results_sql, 3, p, on_ratings_results, c);
-
-        if (r < 0) {
-                log_warning("the ratings of %s could not be refreshed: %s", c->game, strerror(-r));
-                refresh_free(c);
-        }
 }
 
 static void on_stage_snapshot(void *userdata, const PGresult *res, const char *error) {
@@ -335,8 +120,6 @@ static void on_stage_snapshot(void *userdata, const PGresult *res, const char *e
         } else {
                 log_warning("the standings of tournament %" PRId64 " stage %d: %s", c->id, d.number, err);
         }
-        if (!c->game[0])
-                snprintf(c->game, sizeof c->game, "%s", d.game);
         stage_data_free(&d);
         refresh_next_stage(c);
 }
@@ -345,10 +128,7 @@ static void refresh_next_stage(struct refresh_ctx *c) {
         char id_s[24], num_s[24];
 
         if (c->next >= json_array_size(c->stages)) {
-                if (c->ratings && c->game[0])
-                        refresh_ratings(c);
-                else
-                        refresh_free(c);
+                refresh_free(c);
                 return;
         }
         snprintf(id_s, sizeof id_s, "%" PRId64, c->id);
@@ -367,6 +147,12 @@ static void on_stage_list(void *userdata, const PGresult *res, const char *error
                 refresh_free(c);
                 return;
         }
+        /* the worker hears of every result itself (the database's
+         * trigger): only a recompute is asked of it */
+        if (!PQgetisnull(res, 0, 1))
+                snprintf(c->game, sizeof c->game, "%s", PQgetvalue(res, 0, 1));
+        if (c->ratings && c->game[0])
+                org_ratings_recompute(c->deps->ratings, c->game);
         refresh_next_stage(c);
 }
 
@@ -382,7 +168,8 @@ void tour_refresh(const struct api_deps *deps, int64_t id, bool ratings) {
         snprintf(id_s, sizeof id_s, "%" PRId64, id);
         const char *p[] = { id_s };
         if (store_query(deps->store,
-                        "SELECT coalesce(jsonb_agg(number ORDER BY number), '[]'::jsonb) FROM stages "
+                        "SELECT coalesce(jsonb_agg(number ORDER BY number), '[]'::jsonb), "
+                        "  (SELECT game FROM tournaments WHERE id = $1) FROM stages "
                         "WHERE tournament_id = $1 AND state <> 'pending'", 1, p, on_stage_list, c) < 0)
                 free(c);
 }
@@ -403,7 +190,7 @@ static void on_finished_row(void *userdata, const PGresult *res, const char *err
         }
         int64_t id = json_integer_value(json_object_get(j, "tournament"));
         tour_event(deps, id, "result_recorded", json_incref(j));
-        tour_refresh(deps, id, true);
+        tour_refresh(deps, id, false);
         json_decref(j);
 }
 
@@ -424,81 +211,206 @@ int api_tournaments_watch(const struct api_deps *deps) {
         return store_listen(deps->store, "arbiter_results", on_result_notify, (void *) deps);
 }
 
+/* ---- GET /v1/players/{id}/ratings ------------------------------------------------ */
+
+/* The rating history: one item per rated match and system, oldest first,
+ * with the rating before and after (the worker's history rows). */
+static void on_history(void *userdata, const PGresult *res, const char *error) {
+        struct api_request *req = userdata;
+        json_t *items;
+
+        if (!res) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the rating history failed: %s",
+                                  error);
+                return;
+        }
+        if (PQntuples(res) == 0) {
+                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no player %s", route_param(&req->match, "id"));
+                return;
+        }
+        items = json_array();
+        for (int i = 0; i < PQntuples(res); i++) {
+                double v[6];
+                json_t *before, *after;
+
+                if (PQgetisnull(res, i, 0))
+                        continue;       /* a player without a rated match */
+                for (int k = 0; k < 6; k++)
+                        v[k] = PQgetisnull(res, i, 5 + k) ? 0 : strtod(PQgetvalue(res, i, 5 + k), NULL);
+                if (strcmp(PQgetvalue(res, i, 1), "openskill") == 0) {
+                        before = os_json(&(struct tour_os_rating) { v[0], v[1] });
+                        after = os_json(&(struct tour_os_rating) { v[3], v[4] });
+                } else {
+                        before = g2_json(&(struct tour_glicko2_rating) { v[0], v[1], v[2] });
+                        after = g2_json(&(struct tour_glicko2_rating) { v[3], v[4], v[5] });
+                }
+                json_array_append_new(items, json_pack("{s:s, s:s, s:I, s:I, s:o, s:o, s:s}", "game",
+                                                       PQgetvalue(res, i, 0), "system", PQgetvalue(res, i, 1),
+                                                       "match", (json_int_t) strtoll(PQgetvalue(res, i, 2), NULL, 10),
+                                                       "tournament",
+                                                       (json_int_t) strtoll(PQgetvalue(res, i, 3), NULL, 10),
+                                                       "before", before, "after", after, "at", PQgetvalue(res, i, 4)));
+        }
+        api_reply_json(req, MHD_HTTP_OK, json_pack("{s:o}", "items", items));
+}
+
+void handle_player_ratings(struct api_request *req) {
+        struct api_query q = api_request_query(req);
+        struct query_ratings qr;
+        json_t *problem;
+        long long id;
+        int r;
+
+        if (!id_param(req, "id", &id))
+                return;
+        if (query_ratings(&q, &qr, &problem) < 0) {
+                api_reply_problem_json(req, problem);
+                return;
+        }
+        r = store_ratings_history(req->deps->store, route_param(&req->match, "id"), qr.game, qr.system, on_history,
+                                  req);
+        if (r < 0)
+                reply_store_error(req, r);
+}
+
 /* ---- GET /v1/leaderboards/{game} ------------------------------------------------ */
 
 struct board_ctx {
         struct api_request *req;
+        char game[STORE_RATING_GAME_MAX];
         bool glicko2;
+        const char *from, *to;          /* the request's, while it lives */
 };
+
+/* The order of the board: rating, best first, then player id. */
+static struct board_sort {
+        const struct store_rating_row *rows;
+        bool glicko2;
+} sort_ctx;
 
 static int cmp_desc(double a, double b) {
         return a < b ? 1 : a > b ? -1 : 0;
 }
 
-static struct board_sort {
-        const struct rated *r;
-        bool glicko2;
-} sort_ctx;
-
 static int by_rating(const void *a, const void *b) {
-        size_t i = *(const size_t *) a, j = *(const size_t *) b;
-        const struct rated *r = sort_ctx.r;
-        int c = sort_ctx.glicko2 ? cmp_desc(r->g2[i].rating, r->g2[j].rating)
-                                 : cmp_desc(tour_os_ordinal(&r->os[i]), tour_os_ordinal(&r->os[j]));
+        const struct store_rating_row *x = &sort_ctx.rows[*(const int *) a], *y = &sort_ctx.rows[*(const int *) b];
+        struct tour_os_rating ox = { x->mu, x->sigma }, oy = { y->mu, y->sigma };
+        int c = sort_ctx.glicko2 ? cmp_desc(x->g2_rating, y->g2_rating)
+                                 : cmp_desc(tour_os_ordinal(&ox), tour_os_ordinal(&oy));
 
-        return c ? c : (r->players[i] > r->players[j]) - (r->players[i] < r->players[j]);
+        return c ? c : (x->player > y->player) - (x->player < y->player);
+}
+
+static void reply_board(struct board_ctx *c, json_t *items) {
+        api_reply_json(c->req, MHD_HTTP_OK, json_pack("{s:s, s:s, s:o}", "game", c->game, "system",
+                                                      c->glicko2 ? "glicko2" : "openskill", "items", items));
+        free(c);
 }
 
 static void on_board(void *userdata, const PGresult *res, const char *error) {
         struct board_ctx *c = userdata;
         struct tour_os_params osp;
         struct tour_glicko2_params g2p;
-        struct rated rt;
-        char err[256];
-        json_t *j = res && PQntuples(res) == 1 ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL;
+        int n = res ? PQntuples(res) : 0;
 
-        if (!j) {
-                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the results failed: %s",
-                                  error ? error : "not JSON");
+        if (!res) {
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the ratings failed: %s", error);
                 free(c);
                 return;
         }
-        if (recompute(c->req->deps, json_object_get(j, "results"), false, &rt, err, sizeof err) < 0) {
-                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
-                json_decref(j);
+        struct store_rating_row *rows = calloc((size_t) n + 1, sizeof *rows);
+        int *order = calloc((size_t) n + 1, sizeof *order);
+        if (!rows || !order) {
+                free(rows);
+                free(order);
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 free(c);
                 return;
         }
+        for (int i = 0; i < n; i++) {
+                store_ratings_board_row(res, i, &rows[i]);
+                order[i] = i;
+        }
+        sort_ctx = (struct board_sort) { .rows = rows, .glicko2 = c->glicko2 };
+        qsort(order, (size_t) n, sizeof *order, by_rating);
         params_of(c->req->deps, &osp, &g2p);
-        size_t *order = calloc(rt.n + 1, sizeof *order), n = 0;
-        for (size_t i = 0; order && i < rt.n; i++)
-                if (!c->glicko2 || rt.g2_games[i] > 0)
-                        order[n++] = i;
-        sort_ctx = (struct board_sort) { .r = &rt, .glicko2 = c->glicko2 };
-        if (order)
-                qsort(order, n, sizeof *order, by_rating);
-        json_t *items = json_array(), *players = json_object_get(j, "players");
-        for (size_t k = 0; order && k < n; k++) {
-                size_t i = order[k];
-                char key[24];
-                snprintf(key, sizeof key, "%" PRId64, rt.players[i]);
-                json_t *p = json_object_get(players, key);
-                bool provisional = c->glicko2 ? tour_glicko2_provisional(&g2p, &rt.g2[i], rt.g2_games[i])
-                                              : tour_os_provisional(&osp, &rt.os[i], rt.os_games[i]);
-                json_array_append_new(items, json_pack("{s:i, s:I, s:O?, s:O?, s:o, s:i, s:b}", "rank", (int) k + 1,
-                                                       "player", (json_int_t) rt.players[i], "name",
-                                                       json_object_get(p, "name"), "club", json_object_get(p, "club"),
-                                                       "rating", c->glicko2 ? g2_json(&rt.g2[i]) : os_json(&rt.os[i]),
-                                                       "games", (int) (c->glicko2 ? rt.g2_games[i] : rt.os_games[i]),
-                                                       "provisional", provisional));
+        json_t *items = json_array();
+        for (int k = 0; k < n; k++) {
+                const struct store_rating_row *r = &rows[order[k]];
+                struct tour_os_rating os = { r->mu, r->sigma };
+                struct tour_glicko2_rating g2 = { r->g2_rating, r->g2_rd, r->g2_volatility };
+                bool provisional = c->glicko2 ? tour_glicko2_provisional(&g2p, &g2, (unsigned) r->g2_games)
+                                              : tour_os_provisional(&osp, &os, (unsigned) r->games);
+                int i = order[k];
+
+                json_array_append_new(items, json_pack("{s:i, s:I, s:s, s:s?, s:o, s:i, s:b}", "rank", k + 1, "player",
+                                                       (json_int_t) r->player, "name", PQgetvalue(res, i, 1), "club",
+                                                       PQgetisnull(res, i, 2) ? NULL : PQgetvalue(res, i, 2),
+                                                       "rating", c->glicko2 ? g2_json(&g2) : os_json(&os), "games",
+                                                       c->glicko2 ? r->g2_games : r->games, "provisional",
+                                                       provisional));
         }
+        free(rows);
         free(order);
-        api_reply_json(c->req, MHD_HTTP_OK,
-                       json_pack("{s:s, s:s, s:o}", "game", route_param(&c->req->match, "game"), "system",
-                                 c->glicko2 ? "glicko2" : "openskill", "items", items));
-        rated_free(&rt);
-        json_decref(j);
+        reply_board(c, items);
+}
+
+static void read_board(struct board_ctx *c, const char *table) {
+        int r = store_ratings_board(c->req->deps->store, c->game, table, c->glicko2, on_board, c);
+
+        if (r < 0) {
+                reply_store_error(c->req, r);
+                free(c);
+        }
+}
+
+static void on_season_state(void *userdata, enum org_season_state state, int64_t table) {
+        struct board_ctx *c = userdata;
+        char table_s[24];
+
+        switch (state) {
+        case ORG_SEASON_READY:
+                snprintf(table_s, sizeof table_s, "%" PRId64, table);
+                read_board(c, table_s);
+                return;
+        case ORG_SEASON_BUSY:
+        case ORG_SEASON_GONE:
+                api_reply_unavailable(c->req, RATINGS_SEASON_RETRY_S, "the ratings of this season are being "
+                                      "computed from its results; ask again in a few seconds");
+                break;
+        case ORG_SEASON_FAILED:
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the ratings of this season could not "
+                                  "be computed (the daemon's log says why)");
+                break;
+        }
         free(c);
+}
+
+static void on_season_row(void *userdata, const PGresult *res, const char *error) {
+        struct board_ctx *c = userdata;
+        int r;
+
+        if (!res) {
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the ratings failed: %s", error);
+                free(c);
+                return;
+        }
+        if (PQntuples(res) == 1 && PQgetvalue(res, 0, 1)[0] == 't') {
+                read_board(c, PQgetvalue(res, 0, 0));
+                return;
+        }
+        if (!c->req->deps->ratings) {
+                api_reply_unavailable(c->req, RATINGS_SEASON_RETRY_S, "this daemon keeps no season ratings");
+                free(c);
+                return;
+        }
+        r = org_ratings_season(c->req->deps->ratings, c->game, c->from, c->to, RATINGS_SEASON_WAIT_MS,
+                               on_season_state, c);
+        if (r < 0) {
+                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the season's ratings cannot be asked "
+                                  "for: %s", strerror(-r));
+                free(c);
+        }
 }
 
 void handle_leaderboard(struct api_request *req) {
@@ -523,9 +435,20 @@ void handle_leaderboard(struct api_request *req) {
                 return;
         }
         c->req = req;
+        snprintf(c->game, sizeof c->game, "%s", game);
         c->glicko2 = ql.glicko2;
-        const char *p[] = { game, ql.from, ql.to };
-        r = store_query(req->deps->store, results_sql, 3, p, on_board, c);
+        c->from = ql.from;
+        c->to = ql.to;
+        if (!ql.from && !ql.to) {
+                read_board(c, NULL);
+                return;
+        }
+        /* an empty window (dates are YYYY-MM-DD: their text sorts as they do) */
+        if (ql.from && ql.to && strcmp(ql.from, ql.to) >= 0) {
+                reply_board(c, json_array());
+                return;
+        }
+        r = store_ratings_season(req->deps->store, game, ql.from, ql.to, on_season_row, c);
         if (r < 0) {
                 free(c);
                 reply_store_error(req, r);

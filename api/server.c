@@ -287,6 +287,20 @@ void api_reply_busy(struct api_request *req, const char *detail_fmt, ...) {
         }
 }
 
+void api_reply_unavailable(struct api_request *req, unsigned retry_after_s, const char *detail_fmt, ...) {
+        struct req *r = req_of(req);
+        char detail[1024], retry[16];
+        va_list ap;
+
+        va_start(ap, detail_fmt);
+        vsnprintf(detail, sizeof detail, detail_fmt, ap);
+        va_end(ap);
+        api_reply_problem_json(req, problem_new(MHD_HTTP_SERVICE_UNAVAILABLE, "%s", detail));
+        snprintf(retry, sizeof retry, "%u", retry_after_s);
+        if (r->response)
+                MHD_add_response_header(r->response, MHD_HTTP_HEADER_RETRY_AFTER, retry);
+}
+
 void api_reply_problem(struct api_request *req, unsigned status, const char *detail_fmt, ...) {
         char detail[1024];
         va_list ap;

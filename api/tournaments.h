@@ -2,10 +2,11 @@
  * api/): /v1/players, /v1/tournaments/..., /v1/leaderboards.
  *
  * The database holds everything; a request reads what it needs, the pure
- * modules of tournament/ compute (pairings, standings, brackets, ratings),
- * and one statement writes the outcome.  Results are the truth: standings
- * (stages.standings) and ratings are caches recomputed from them whenever a
- * result is recorded or corrected (tour_refresh).
+ * modules of tournament/ compute (pairings, standings, brackets), and one
+ * statement writes the outcome.  Results are the truth: standings
+ * (stages.standings) are a cache recomputed from them whenever a result is
+ * recorded or corrected (tour_refresh); ratings are the rating worker's
+ * (organiser/ratings.h), which hears of every result from the database.
  *
  * Events.  Each change is published on SSE topic "tournament/<id>" and
  * handed to api_deps.tournament_event (D-Bus) with the same name and data:
@@ -49,8 +50,9 @@ void tour_on_created(void *userdata, const PGresult *res, const char *error);
 void tour_event(const struct api_deps *deps, int64_t id, const char *event, json_t *data);
 
 /* Recomputes the caches of tournament id: the standings of its stages
- * (publishing standings_changed) and, with ratings (a result changed), the
- * ratings of its game.  Asynchronous; failures are logged. */
+ * (publishing standings_changed) and, with ratings (POST .../recompute),
+ * asks the rating worker to recompute its game's ratings from the results.
+ * Asynchronous; failures are logged. */
 void tour_refresh(const struct api_deps *deps, int64_t id, bool ratings);
 
 /* ---- Fair draws (api/draws.c; docs/fairness.md) ----------------------------

@@ -40,6 +40,7 @@
 #include "daemon/fdlimit.h"
 #include "daemon/tour_bus.h"
 #include "match/match.h"
+#include "organiser/ratings.h"
 #include "tournament/glicko2.h"
 #include "tournament/openskill.h"
 #include "hardware/padbus.h"
@@ -68,6 +69,7 @@ struct service {
         struct matches *matches;
         struct spool *spool;
         struct spool_writer *spool_writer;
+        struct org_ratings *ratings;    /* the rating worker */
         struct api_deps deps;
 
         struct event *ev_term, *ev_int, *ev_hup;
@@ -189,8 +191,11 @@ static void on_store_state(void *userdata, enum store_state state, const char *d
                 s->store_settled = true;
                 if (api_tokens_reload(s->store, s->auth) < 0)
                         log_warning("could not queue the API token load; writes will be refused until the next reconnect");
-                if (changed)
+                if (changed) {
                         tour_bus_load(s->tour_bus);
+                        /* what came while nobody listened */
+                        org_ratings_check_all(s->ratings);
+                }
                 break;
         case STORE_DISCONNECTED:
                 log_full_errno(s->outage_logged ? LOG_DEBUG : LOG_WARNING, 0,
@@ -315,6 +320,20 @@ static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
                                                  "moves", (json_int_t) ps.moves));
         json_object_set_new(h, "tokens", json_pack("{s:b, s:I}", "loaded", auth_loaded(s->auth), "count",
                                                    (json_int_t) auth_count(s->auth)));
+        struct org_ratings_stats rs;
+        org_ratings_stats(s->ratings, &rs);
+        json_object_set_new(h, "ratings", json_pack("{s:b, s:I, s:I, s:I, s:{s:I, s:f}}", "busy", rs.busy,
+                                                    "steps", (json_int_t) rs.steps,
+                                                    "recomputes", (json_int_t) rs.recomputes,
+                                                    "failures", (json_int_t) rs.failures,
+                                                    "last_recompute", "results", (json_int_t) rs.results_last,
+                                                    "seconds", rs.seconds_last));
+}
+
+/* The rating worker wrote a game's tables. */
+static void on_ratings_changed(void *userdata, const char *game) {
+        struct service *s = userdata;
+        api_ratings_changed(s->events, game);
 }
 
 /* api_deps.tournament_event: the event as a D-Bus signal. */
@@ -650,6 +669,11 @@ static int start(struct service *s) {
         rating_params(&s->cfg, &s->rating_os, &s->rating_g2);
         s->deps.rating_os = &s->rating_os;
         s->deps.rating_g2 = &s->rating_g2;
+        struct org_ratings_config rc = { .dsn = s->cfg.dsn, .os = s->rating_os, .g2 = s->rating_g2 };
+        r = org_ratings_new(s->loop, s->store, &rc, on_ratings_changed, s, &s->ratings);
+        if (r < 0)
+                return log_error_errno(r, "cannot start the rating worker: %s", strerror(-r));
+        s->deps.ratings = s->ratings;
         update_status(s);
         check_ready(s);
         return 0;
@@ -658,6 +682,11 @@ static int start(struct service *s) {
 /* Tears down in dependency order: the store first, so that every request
  * waiting on a query gets its reply before the HTTP server goes. */
 static void stop(struct service *s) {
+        /* first: its season readers get their answer while the server
+         * is there, and its statement in progress is cancelled */
+        org_ratings_free(s->ratings);
+        s->ratings = NULL;
+        s->deps.ratings = NULL;
         store_free(s->store);
         s->store = NULL;
         store_free(s->lane);

@@ -1,9 +1,11 @@
 // web/js/pages/leaderboard.js — a game's players by rating, from
 // GET /v1/leaderboards/{game}: /leaderboard?game=G&system=openskill|glicko2
 // &from=YYYY-MM-DD&to=YYYY-MM-DD (a season: from included, to not; none:
-// all time).  The server recomputes it from the results on each request;
-// the page asks again when a tournament's stream says a result was
-// recorded or corrected (GET /v1/events?topic=tournament).
+// all time).  The server reads the table its rating worker keeps
+// (docs/ratings.md); the page asks again when the worker says it wrote a
+// game's ratings (GET /v1/events?topic=ratings, ratings_changed).  A
+// season asked for the first time may be answered 503 while the worker
+// computes it: the page says so and asks again (fetched.js).
 import * as api from "../lib/api.js";
 import { useToken } from "../lib/auth.js";
 import { $, fill, h } from "../lib/dom.js";
@@ -62,7 +64,13 @@ const refresh = fetched(async () => {
   const q = new URLSearchParams({ system: shown.system });
   if (shown.from) q.set("from", shown.from);
   if (shown.to) q.set("to", shown.to);
-  return api.get(`/v1/leaderboards/${encodeURIComponent(shown.game)}?${q}`);
+  try {
+    return await api.get(`/v1/leaderboards/${encodeURIComponent(shown.game)}?${q}`);
+  } catch (e) {
+    if (e.status === 503 && (shown.from || shown.to))
+      fill($("#board"), h("p.muted", "This season's ratings are being computed from its results…"));
+    throw e;
+  }
 }, draw, { onError: (e) => fill($("#board"), h("p.error", e.message)) });
 
 let filtersDrawn = false;
@@ -93,4 +101,4 @@ $("#all-time").addEventListener("click", () => {
   apply();
 });
 
-new LiveStream("/v1/events?topic=tournament", ["result_recorded"], { open: refresh, reset: refresh, event: refresh }).start();
+new LiveStream("/v1/events?topic=ratings", ["ratings_changed"], { open: refresh, reset: refresh, event: refresh }).start();
