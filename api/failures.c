@@ -27,18 +27,16 @@ static const struct {
         { "registrations_pkey", MHD_HTTP_CONFLICT, "player: already registered" },
 };
 
-unsigned api_query_failure(struct store *store, const char **ret_detail) {
-        struct store_error e;
-
+unsigned api_store_failure(const struct store_error *e, const char **ret_detail) {
         *ret_detail = NULL;
-        if (!store || !store_error(store, &e))
+        if (!e)
                 return MHD_HTTP_INTERNAL_SERVER_ERROR;
-        for (size_t i = 0; e.constraint && i < sizeof constraints / sizeof constraints[0]; i++)
-                if (strcmp(e.constraint, constraints[i].constraint) == 0) {
+        for (size_t i = 0; e->constraint && i < sizeof constraints / sizeof constraints[0]; i++)
+                if (strcmp(e->constraint, constraints[i].constraint) == 0) {
                         *ret_detail = constraints[i].detail;
                         return constraints[i].status;
                 }
-        switch (e.failure) {
+        switch (e->failure) {
         case STORE_FAILURE_CONFLICT:    return MHD_HTTP_CONFLICT;
         case STORE_FAILURE_INVALID:     return MHD_HTTP_BAD_REQUEST;
         case STORE_FAILURE_UNAVAILABLE: return MHD_HTTP_SERVICE_UNAVAILABLE;
@@ -47,9 +45,16 @@ unsigned api_query_failure(struct store *store, const char **ret_detail) {
         return MHD_HTTP_INTERNAL_SERVER_ERROR;
 }
 
-void api_reply_query_failed(struct api_request *req, struct store *store, const char *what, const char *error) {
+unsigned api_query_failure(struct store *store, const char **ret_detail) {
+        struct store_error e;
+
+        return api_store_failure(store && store_error(store, &e) ? &e : NULL, ret_detail);
+}
+
+void api_reply_store_failed(struct api_request *req, const struct store_error *failure, const char *what,
+                            const char *error) {
         const char *detail;
-        unsigned status = api_query_failure(store, &detail);
+        unsigned status = api_store_failure(failure, &detail);
 
         if (detail)
                 api_reply_problem(req, status, "%s", detail);
@@ -58,4 +63,10 @@ void api_reply_query_failed(struct api_request *req, struct store *store, const 
                                error ? error : "the database is away");
         else
                 api_reply_problem(req, status, "%s failed: %s", what, error ? error : "no reason given");
+}
+
+void api_reply_query_failed(struct api_request *req, struct store *store, const char *what, const char *error) {
+        struct store_error e;
+
+        api_reply_store_failed(req, store && store_error(store, &e) ? &e : NULL, what, error);
 }

@@ -12,7 +12,9 @@
  * Call it from inside the failed query's callback (or from a callback the
  * store's callback calls synchronously, as the match runtime's creation
  * callback is): elsewhere the store has no error to give, and the reply is
- * the generic one for the class "internal".
+ * the generic one for the class "internal".  A repository of store/
+ * (store/tokens.h, ...) hands its caller the failure itself (struct
+ * store_error): its callers use the variants that take it.
  */
 #ifndef ARBITER_API_FAILURES_H
 #define ARBITER_API_FAILURES_H
@@ -20,6 +22,7 @@
 #include "api/api.h"
 
 struct store;
+struct store_error;
 
 /* Replies for a query of what ("the table", "the round", …) that failed
  * with error (the store's text, for the 500). */
@@ -29,5 +32,11 @@ void api_reply_query_failed(struct api_request *req, struct store *store, const 
  * and its detail (a constant; NULL when the class decides): for a caller
  * that answers in words of its own. */
 unsigned api_query_failure(struct store *store, const char **ret_detail);
+
+/* The same for a failure a repository reported (failure may be NULL: an
+ * internal one). */
+void api_reply_store_failed(struct api_request *req, const struct store_error *failure, const char *what,
+                            const char *error);
+unsigned api_store_failure(const struct store_error *failure, const char **ret_detail);
 
 #endif

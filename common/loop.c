@@ -114,13 +114,13 @@ int loop_defer_free(struct loop *l, loop_free_fn fn, void *ptr) {
         return 0;
 }
 
-int loop_run(struct loop *l) {
-        while (!l->exiting) {
+static int run(struct loop *l, const bool *done) {
+        while (!l->exiting && !(done && *done)) {
                 for (int i = 0; i < l->n_hooks; i++)
                         if (l->hooks[i].fn)
                                 l->hooks[i].fn(l->hooks[i].userdata);
                 run_deferred(l);
-                if (l->exiting)
+                if (l->exiting || (done && *done))
                         break;
                 /* EVLOOP_ONCE blocks until something is ready, dispatches
                  * all of it, and returns; 1 means no events are registered. */
@@ -132,6 +132,14 @@ int loop_run(struct loop *l) {
         }
         run_deferred(l);
         return 0;
+}
+
+int loop_run(struct loop *l) {
+        return run(l, NULL);
+}
+
+int loop_run_until(struct loop *l, const bool *done) {
+        return run(l, done);
 }
 
 void loop_exit(struct loop *l) {

@@ -54,6 +54,11 @@ int loop_defer_free(struct loop *l, loop_free_fn fn, void *ptr);
 
 /* Runs until loop_exit(); returns 0, or -EIO if libevent failed. */
 int loop_run(struct loop *l);
+/* Runs turns as loop_run() does until *done is true (a callback sets it),
+ * loop_exit() is called or nothing is left to wait for, and may be called
+ * again afterwards: for a program that waits for one callback at a time (a
+ * test driving a repository of store/ as plain C).  0 or -EIO. */
+int loop_run_until(struct loop *l, const bool *done);
 void loop_exit(struct loop *l);
 bool loop_exiting(const struct loop *l);
 

@@ -1,0 +1,97 @@
+/* api/replies.c — the replies and parameters every resource's handlers
+ * share (api/handlers.h, "Shared replies"). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <microhttpd.h>
+
+#include "api/handlers.h"
+#include "store/store.h"
+
+void reply_store_error(struct api_request *req, int r) {
+        if (r == -ENOTCONN)
+                api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                  "the database is not reachable right now; arbiterd keeps retrying "
+                                  "(see /v1/health) — try again shortly");
+        else
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                                  "could not queue the database query: %s", strerror(-r));
+}
+
+static bool parse_count(const char *s, long long min, long long max, long long *ret) {
+        char *end;
+        long long v;
+
+        if (!s || !*s)
+                return false;
+        errno = 0;
+        v = strtoll(s, &end, 10);
+        if (errno || *end || v < min || v > max)
+                return false;
+        *ret = v;
+        return true;
+}
+
+/* A page {items, next} of one JSON object with an "id" per row; next is
+ * the last id, or null. */
+static void on_page(void *userdata, const PGresult *res, const char *error) {
+        struct api_request *req = userdata;
+        json_t *items;
+        json_int_t last = 0;
+
+        if (!res) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the list query failed: %s", error);
+                return;
+        }
+        items = json_array();
+        for (int i = 0; i < PQntuples(res); i++) {
+                json_t *t = json_loads(PQgetvalue(res, i, 0), 0, NULL);
+                if (t) {
+                        last = json_integer_value(json_object_get(t, "id"));
+                        json_array_append_new(items, t);
+                }
+        }
+        api_reply_json(req, MHD_HTTP_OK, api_page(items, last));
+}
+
+void reply_list_page(struct api_request *req, const char *sql) {
+        long long limit, after;
+        char limit_s[24], after_s[24];
+        int r;
+
+        if (!page_params(req, &limit, &after))
+                return;
+        snprintf(limit_s, sizeof limit_s, "%lld", limit);
+        snprintf(after_s, sizeof after_s, "%lld", after);
+        const char *p[] = { after_s, limit_s };
+        r = store_query(req->deps->store, sql, 2, p, on_page, req);
+        if (r < 0)
+                reply_store_error(req, r);
+}
+
+json_t *api_page(json_t *items, int64_t last_id) {
+        return json_pack("{s:o, s:o}", "items", items, "next", last_id ? json_integer(last_id) : json_null());
+}
+
+bool page_params(struct api_request *req, long long *ret_limit, long long *ret_after) {
+        struct api_query q = api_request_query(req);
+        struct query_page page;
+        json_t *problem;
+
+        if (query_page(&q, &page, &problem) < 0) {
+                api_reply_problem_json(req, problem);
+                return false;
+        }
+        *ret_limit = page.limit;
+        *ret_after = page.after;
+        return true;
+}
+
+bool id_param(struct api_request *req, const char *name, long long *ret_id) {
+        if (parse_count(route_param(&req->match, name), 1, INT64_MAX, ret_id))
+                return true;
+        api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no resource at %.200s: %s must be a positive number",
+                          req->path, name);
+        return false;
+}

@@ -1,0 +1,380 @@
+/* The repositories of store/ driven as plain C, without HTTP: a loop, the
+ * daemon's store on a database of the test's own (migrated by the store's
+ * own runner), and each repository's entry points, with what they hold
+ * beyond one statement:
+ *   - store/tokens.h: a token's row as stored, a live name taken twice
+ *     (the constraint named in the failure), a revoke that only a live
+ *     token takes, the live tokens with their hashes, the NOTIFY of every
+ *     change, and a seat's new token revoking its last one in the same
+ *     statement — or, for a seat its table does not have, nothing at all.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <event2/event.h>
+#include <libpq-fe.h>
+
+#include "common/log.h"
+#include "common/loop.h"
+#include "store/store.h"
+#include "store/tokens.h"
+#include "tests/integration/harness.h"
+
+static struct loop *loop;
+static struct store *store;
+static char *dsn;
+
+/* ---- waiting for one callback ---------------------------------------------- */
+
+struct wait {
+        bool done, timed_out;
+};
+
+static void on_hang(evutil_socket_t fd, short what, void *userdata) {
+        struct wait *w = userdata;
+
+        (void) fd, (void) what;
+        w->timed_out = w->done = true;
+}
+
+/* Runs the loop until w->done (a callback sets it); a hang fails the test. */
+static void wait_for(struct wait *w, const char *what) {
+        struct timeval tv = { HARNESS_WAIT_MS / 1000, 0 };
+        struct event *guard = evtimer_new(loop_base(loop), on_hang, w);
+
+        assert_non_null(guard);
+        evtimer_add(guard, &tv);
+        assert_int_equal(loop_run_until(loop, &w->done), 0);
+        event_free(guard);
+        if (w->timed_out || !w->done)
+                fail_msg("no answer: %s", what);
+}
+
+/* Runs sql on the test's database (blocking: test setup only). */
+static void sql(const char *q) {
+        PGconn *c = PQconnectdb(dsn);
+        PGresult *res;
+
+        if (PQstatus(c) != CONNECTION_OK)
+                fail_msg("cannot connect to %s: %s", dsn, PQerrorMessage(c));
+        res = PQexec(c, q);
+        if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
+                fail_msg("%s: %s", q, PQerrorMessage(c));
+        PQclear(res);
+        PQfinish(c);
+}
+
+/* One number from the test's database (blocking: test checks only). */
+static int64_t sql_int64(const char *q) {
+        PGconn *c = PQconnectdb(dsn);
+        PGresult *res = PQexec(c, q);
+        int64_t v;
+
+        if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+                fail_msg("%s: %s", q, PQerrorMessage(c));
+        v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+        PQclear(res);
+        PQfinish(c);
+        return v;
+}
+
+/* ---- the store -------------------------------------------------------------- */
+
+static void on_state(void *userdata, enum store_state state, const char *detail) {
+        struct wait *w = userdata;
+
+        if (state == STORE_READY)
+                w->done = true;
+        else if (state == STORE_FAILED)
+                fail_msg("the store failed: %s", detail);
+}
+
+static int setup(void **state) {
+        char *name = strdup(unique_name("repos")), migrations[512];
+        struct wait ready = { 0 };
+        (void) state;
+
+        log_set_level(LOG_WARNING);             /* the migrations' notices are not this test's */
+        dsn = create_database(name);
+        free(name);
+        snprintf(migrations, sizeof migrations, "%s/migrations", harness_env("ARBITER_TEST_ROOT"));
+        struct store_config cfg = {
+                .dsn = dsn,
+                .statement_timeout_ms = HARNESS_WAIT_MS,
+                .reconnect_max_s = 1,
+                .migrations_dir = migrations,
+        };
+        assert_int_equal(loop_new(&loop), 0);
+        assert_int_equal(store_new(loop, &cfg, on_state, &ready, &store), 0);
+        wait_for(&ready, "the store becoming ready");
+        return 0;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        store_free(store);
+        loop_free(loop);
+        free(dsn);
+        return 0;
+}
+
+/* ---- store/tokens.h ----------------------------------------------------------- */
+
+#define MAX_ROWS 16
+
+/* What a callback got, copied (the rows live only as long as it). */
+struct token_copy {
+        int64_t id, match_id, table_id;
+        int seat;
+        char *name, *role, *created_by, *created_at, *revoked_at, *hash;
+};
+
+struct tokens_got {
+        struct wait w;
+        bool failed;
+        enum store_failure failure;
+        char *constraint;
+        size_t n;
+        struct token_copy rows[MAX_ROWS];
+};
+
+static char *dup_or_null(const char *s) {
+        return s ? strdup(s) : NULL;
+}
+
+static void tokens_got_clear(struct tokens_got *g) {
+        for (size_t i = 0; i < g->n; i++) {
+                struct token_copy *t = &g->rows[i];
+                free(t->name), free(t->role), free(t->created_by), free(t->created_at), free(t->revoked_at),
+                        free(t->hash);
+        }
+        free(g->constraint);
+        memset(g, 0, sizeof *g);
+}
+
+static void on_tokens(void *userdata, const struct store_token_row *rows, size_t n,
+                      const struct store_error *failure, const char *error) {
+        struct tokens_got *g = userdata;
+
+        (void) error;
+        g->w.done = true;
+        if (failure) {
+                assert_null(rows);
+                g->failed = true;
+                g->failure = failure->failure;
+                g->constraint = dup_or_null(failure->constraint);
+                return;
+        }
+        assert_true(n <= MAX_ROWS);
+        g->n = n;
+        for (size_t i = 0; i < n; i++)
+                g->rows[i] = (struct token_copy) {
+                        .id = rows[i].id, .match_id = rows[i].match_id, .table_id = rows[i].table_id,
+                        .seat = rows[i].seat, .name = dup_or_null(rows[i].name), .role = dup_or_null(rows[i].role),
+                        .created_by = dup_or_null(rows[i].created_by),
+                        .created_at = dup_or_null(rows[i].created_at),
+                        .revoked_at = dup_or_null(rows[i].revoked_at), .hash = dup_or_null(rows[i].hash),
+                };
+}
+
+/* A fake hash of the right shape (the table's CHECK), from one digit. */
+static const char *hash_of(char digit) {
+        static char h[8][65];
+        static unsigned n;
+        char *b = h[n++ % 8];
+
+        memset(b, digit, 64);
+        b[64] = '\0';
+        return b;
+}
+
+static void tokens_of(struct tokens_got *g, int r, const char *what) {
+        assert_int_equal(r, 0);
+        wait_for(&g->w, what);
+}
+
+static bool rfc3339_utc(const char *s) {
+        /* 2026-03-01T18:04:05.123456Z */
+        return s && strlen(s) == 27 && s[4] == '-' && s[10] == 'T' && s[19] == '.' && s[26] == 'Z';
+}
+
+static void a_token_is_stored_read_listed_and_revoked(void **state) {
+        struct tokens_got g = { 0 };
+        int64_t first, second;
+        (void) state;
+
+        tokens_of(&g, store_tokens_insert(store, "scoreboard", "display", hash_of('a'), "test", on_tokens, &g),
+                  "insert");
+        assert_false(g.failed);
+        assert_int_equal(g.n, 1);
+        first = g.rows[0].id;
+        assert_true(first > 0);
+        assert_string_equal(g.rows[0].name, "scoreboard");
+        assert_string_equal(g.rows[0].role, "display");
+        assert_string_equal(g.rows[0].created_by, "test");
+        assert_true(rfc3339_utc(g.rows[0].created_at));
+        assert_null(g.rows[0].revoked_at);
+        assert_int_equal(g.rows[0].match_id, 0);
+        assert_int_equal(g.rows[0].table_id, 0);
+        assert_int_equal(g.rows[0].seat, 0);
+        assert_null(g.rows[0].hash);                    /* only the cache's read shows it */
+        tokens_got_clear(&g);
+
+        /* a live name is taken: the failure names the constraint */
+        tokens_of(&g, store_tokens_insert(store, "scoreboard", "admin", hash_of('b'), "test", on_tokens, &g),
+                  "a second insert of the name");
+        assert_true(g.failed);
+        assert_int_equal(g.failure, STORE_FAILURE_CONFLICT);
+        assert_string_equal(g.constraint, "api_tokens_live_name");
+        tokens_got_clear(&g);
+
+        tokens_of(&g, store_tokens_insert(store, "admin", "admin", hash_of('c'), "test", on_tokens, &g), "insert");
+        second = g.rows[0].id;
+        tokens_got_clear(&g);
+
+        /* the list: id order, after and limit */
+        tokens_of(&g, store_tokens_list(store, 0, 100, on_tokens, &g), "list");
+        assert_int_equal(g.n, 2);
+        assert_int_equal(g.rows[0].id, first);
+        assert_int_equal(g.rows[1].id, second);
+        tokens_got_clear(&g);
+        tokens_of(&g, store_tokens_list(store, first, 1, on_tokens, &g), "list after");
+        assert_int_equal(g.n, 1);
+        assert_int_equal(g.rows[0].id, second);
+        tokens_got_clear(&g);
+        assert_int_equal(store_tokens_list(store, 0, -1, on_tokens, &g), -EINVAL);
+
+        /* the cache's read: the live ones, with their hashes */
+        tokens_of(&g, store_tokens_live(store, on_tokens, &g), "live");
+        assert_int_equal(g.n, 2);
+        for (size_t i = 0; i < g.n; i++)
+                assert_string_equal(g.rows[i].hash, g.rows[i].id == first ? hash_of('a') : hash_of('c'));
+        tokens_got_clear(&g);
+
+        /* a revoke takes a live token once */
+        tokens_of(&g, store_tokens_revoke(store, first, on_tokens, &g), "revoke");
+        assert_int_equal(g.n, 1);
+        assert_int_equal(g.rows[0].id, first);
+        assert_true(rfc3339_utc(g.rows[0].revoked_at));
+        tokens_got_clear(&g);
+        tokens_of(&g, store_tokens_revoke(store, first, on_tokens, &g), "a second revoke");
+        assert_false(g.failed);
+        assert_int_equal(g.n, 0);
+        tokens_got_clear(&g);
+        tokens_of(&g, store_tokens_get(store, first, on_tokens, &g), "get");
+        assert_int_equal(g.n, 1);
+        assert_non_null(g.rows[0].revoked_at);
+        tokens_got_clear(&g);
+        tokens_of(&g, store_tokens_live(store, on_tokens, &g), "live");
+        assert_int_equal(g.n, 1);
+        assert_int_equal(g.rows[0].id, second);
+        tokens_got_clear(&g);
+
+        /* a revoked token's name is free again */
+        tokens_of(&g, store_tokens_insert(store, "scoreboard", "display", hash_of('d'), "test", on_tokens, &g),
+                  "the name again");
+        assert_false(g.failed);
+        tokens_got_clear(&g);
+        tokens_of(&g, store_tokens_get(store, INT64_MAX, on_tokens, &g), "get of no token");
+        assert_int_equal(g.n, 0);
+        tokens_got_clear(&g);
+}
+
+struct notified {
+        struct wait w;
+        unsigned n;
+};
+
+static void on_tokens_changed(void *userdata, const char *channel, const char *payload) {
+        struct notified *nt = userdata;
+
+        (void) payload;
+        assert_string_equal(channel, STORE_TOKENS_CHANNEL);
+        nt->n++;
+        nt->w.done = true;
+}
+
+static void every_change_to_the_tokens_is_notified(void **state) {
+        static struct notified nt;      /* the store keeps the listener */
+        struct tokens_got g = { 0 };
+        int64_t id;
+        unsigned before;
+        (void) state;
+
+        assert_int_equal(store_tokens_watch(store, on_tokens_changed, &nt), 0);
+        /* the LISTEN goes out before the next query (store.h), so this
+         * insert's NOTIFY is heard */
+        tokens_of(&g, store_tokens_insert(store, "watched", "referee", hash_of('e'), "test", on_tokens, &g),
+                  "insert");
+        id = g.rows[0].id;
+        tokens_got_clear(&g);
+        if (!nt.w.done)
+                wait_for(&nt.w, "the NOTIFY of an insert");
+        before = nt.n;
+        nt.w.done = false;
+        tokens_of(&g, store_tokens_revoke(store, id, on_tokens, &g), "revoke");
+        tokens_got_clear(&g);
+        if (!nt.w.done)
+                wait_for(&nt.w, "the NOTIFY of a revoke");
+        assert_true(nt.n > before);
+}
+
+static void a_seats_new_token_revokes_its_last_one(void **state) {
+        struct tokens_got g = { 0 };
+        int64_t table, old;
+        char q[256];
+        (void) state;
+
+        sql("INSERT INTO tables (name, created_by) VALUES ('station-test', 'test')");
+        sql("INSERT INTO table_seats (table_id, seat) SELECT id, 1 FROM tables WHERE name = 'station-test'");
+        table = sql_int64("SELECT id FROM tables WHERE name = 'station-test'");
+
+        tokens_of(&g, store_tokens_insert_seat(store, "table seat 1 #1", hash_of('1'), "test", 0, table, 1,
+                                               on_tokens, &g), "a station's token");
+        assert_false(g.failed);
+        assert_int_equal(g.n, 1);
+        old = g.rows[0].id;
+        assert_string_equal(g.rows[0].role, "seat");
+        assert_int_equal(g.rows[0].table_id, table);
+        assert_int_equal(g.rows[0].match_id, 0);
+        assert_int_equal(g.rows[0].seat, 1);
+        tokens_got_clear(&g);
+
+        tokens_of(&g, store_tokens_insert_seat(store, "table seat 1 #2", hash_of('2'), "test", 0, table, 1,
+                                               on_tokens, &g), "the seat's next token");
+        assert_int_equal(g.n, 1);
+        assert_true(g.rows[0].id > old);
+        tokens_got_clear(&g);
+        tokens_of(&g, store_tokens_get(store, old, on_tokens, &g), "the seat's last token");
+        assert_non_null(g.rows[0].revoked_at);
+        tokens_got_clear(&g);
+
+        /* a seat the table does not have: nothing made, nothing revoked */
+        tokens_of(&g, store_tokens_insert_seat(store, "table seat 2", hash_of('3'), "test", 0, table, 2,
+                                               on_tokens, &g), "a token for no seat");
+        assert_false(g.failed);
+        assert_int_equal(g.n, 0);
+        tokens_got_clear(&g);
+        snprintf(q, sizeof q, "SELECT count(*) FROM api_tokens WHERE table_id = %lld AND revoked_at IS NULL",
+                 (long long) table);
+        assert_int_equal(sql_int64(q), 1);
+
+        /* one of a match or a table, and a seat */
+        assert_int_equal(store_tokens_insert_seat(store, "x", hash_of('4'), "test", 0, 0, 1, on_tokens, &g), -EINVAL);
+        assert_int_equal(store_tokens_insert_seat(store, "x", hash_of('4'), "test", 1, table, 1, on_tokens, &g),
+                         -EINVAL);
+        assert_int_equal(store_tokens_insert_seat(store, "x", hash_of('4'), "test", 0, table, 0, on_tokens, &g),
+                         -EINVAL);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(a_token_is_stored_read_listed_and_revoked),
+                cmocka_unit_test(every_change_to_the_tokens_is_notified),
+                cmocka_unit_test(a_seats_new_token_revokes_its_last_one),
+        };
+
+        return cmocka_run_group_tests_name("store repositories", tests, setup, teardown);
+}
