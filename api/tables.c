@@ -1,8 +1,8 @@
 /* api/tables.c — /v1/tables: the venue's tables and which pad sits where.
  *
- * A table is written in one statement (a data-modifying CTE inserts the
- * table and its seats together), so it exists whole or not at all, and the
- * reply is assembled by PostgreSQL from what was stored.
+ * The tables are stored by store/tables.h (a table is written whole, in one
+ * statement); the match a table shows as its own is the match runtime's
+ * (matches_at_table()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,113 +15,126 @@
 #include "api/handlers.h"
 #include "api/sse.h"
 #include "common/log.h"
-#include "store/store.h"
+#include "match/match.h"
+#include "store/tables.h"
 
 /* "table/" and an id */
 #define TABLE_TOPIC_MAX   32
 
-/* The stored table as one JSON object, built by the database: its live
- * match (the newest that is not finished or aborted, or null), its seats,
- * each with its pads and their roles and its button map, and the table's
- * own pads (a referee keypad). */
-#define TABLE_JSON(t, seats) \
-        "jsonb_build_object('id', " t ".id, 'name', " t ".name, 'created_by', " t ".created_by, " \
-        "'match', (SELECT max(m.id) FROM matches m WHERE m.table_id = " t ".id " \
-        "          AND m.state IN ('ready', 'running', 'paused', 'provisional')), " \
-        "'created_at', to_char(" t ".created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), " \
-        "'seats', " seats ", " \
-        "'pads', (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', p.pad_id, 'role', p.role) " \
-        "          ORDER BY p.pad_id), '[]'::jsonb) FROM table_pads p WHERE p.table_id = " t ".id AND p.seat IS NULL))"
+static json_t *pads_json(const struct store_table_pad *pads, size_t n) {
+        json_t *a = json_array();
 
-#define SEATS_OF(id_expr) \
-        "(SELECT coalesce(jsonb_agg(jsonb_build_object('seat', s.seat, " \
-        "  'pads', (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', p.pad_id, 'role', p.role) " \
-        "            ORDER BY p.pad_id), '[]'::jsonb) FROM table_pads p WHERE p.table_id = s.table_id AND p.seat = s.seat), " \
-        "  'buttons', s.button_map) ORDER BY s.seat), '[]'::jsonb) FROM table_seats s WHERE s.table_id = " id_expr ")"
+        for (size_t i = 0; i < n; i++)
+                json_array_append_new(a, json_pack("{s:s, s:s}", "pad", pads[i].pad, "role", pads[i].role));
+        return a;
+}
 
-/* The stored table, or a problem naming what the database refused. */
+/* The table resource: its live match (the newest the runtime plays there
+ * that is not over, or null), its seats, each with its pads and their
+ * roles and its button map, and the table's own pads (a referee keypad). */
+static json_t *table_json(struct api_request *req, const struct store_table_row *t) {
+        struct match *m = req->deps->matches ? matches_at_table(req->deps->matches, t->id) : NULL;
+        json_t *seats = json_array();
+
+        for (size_t i = 0; i < t->n_seats; i++) {
+                const struct store_table_seat *s = &t->seats[i];
+                json_t *buttons = s->buttons ? json_loads(s->buttons, 0, NULL) : NULL;
+
+                json_array_append_new(seats, json_pack("{s:i, s:o, s:o}", "seat", s->seat,
+                                                       "pads", pads_json(s->pads, s->n_pads),
+                                                       "buttons", buttons ? buttons : json_null()));
+        }
+        return json_pack("{s:I, s:s, s:s, s:o, s:s, s:o, s:o}",
+                         "id", (json_int_t) t->id,
+                         "name", t->name,
+                         "created_by", t->created_by,
+                         "match", m ? json_integer((json_int_t) m->id) : json_null(),
+                         "created_at", t->created_at,
+                         "seats", seats,
+                         "pads", pads_json(t->pads, t->n_pads));
+}
+
 /* "table_created" on the new table's topic, "table/<id>". */
-static void announce_table(struct api_request *req, json_t *t) {
+static void announce_table(struct api_request *req, const struct store_table_row *t) {
         char topic[TABLE_TOPIC_MAX];
-        json_int_t id = json_integer_value(json_object_get(t, "id"));
 
         if (!req->deps->events)
                 return;
-        snprintf(topic, sizeof topic, "table/%lld", (long long) id);
+        snprintf(topic, sizeof topic, "table/%lld", (long long) t->id);
         if (sse_publish(req->deps->events, topic, "table_created",
-                        json_pack("{s:s, s:I, s:O}", "kind", "table_created", "table", id, "name",
-                                  json_object_get(t, "name"))) < 0)
-                log_warning("table %lld: cannot publish table_created", (long long) id);
+                        json_pack("{s:s, s:I, s:s}", "kind", "table_created", "table", (json_int_t) t->id, "name",
+                                  t->name)) < 0)
+                log_warning("table %lld: cannot publish table_created", (long long) t->id);
 }
 
-static void on_table(void *userdata, const PGresult *res, const char *error) {
+/* The stored table, or a problem naming what the database refused. */
+static void on_table(void *userdata, const struct store_table_row *rows, size_t n, const struct store_error *failure,
+                     const char *error) {
         struct api_request *req = userdata;
-        json_t *t;
 
-        if (!res) {
-                api_reply_query_failed(req, req->deps->store, "the table query", error);
+        if (failure) {
+                api_reply_store_failed(req, failure, "the table query", error);
                 return;
         }
-        if (PQntuples(res) == 0) {
+        if (n == 0) {
                 api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no table with id %s",
                                   route_param(&req->match, "id"));
                 return;
         }
-        t = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
-        if (!t) {
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the database returned a table that is not JSON");
-                return;
-        }
         if (strcmp(req->method, "POST") == 0) {
                 /* A scoreboard that follows the tables shows a new one at once. */
-                announce_table(req, t);
-                api_reply_json(req, MHD_HTTP_CREATED, t);
+                announce_table(req, &rows[0]);
+                api_reply_json(req, MHD_HTTP_CREATED, table_json(req, &rows[0]));
         } else {
-                api_reply_json(req, MHD_HTTP_OK, t);
+                api_reply_json(req, MHD_HTTP_OK, table_json(req, &rows[0]));
         }
 }
 
 void handle_tables_create(struct api_request *req) {
+        struct store_table_new_seat seats[BODY_TABLE_MAX_SEATS] = { 0 };
+        struct store_table_new_pad *pads = NULL;
         struct body_table t;
-        json_t *problem;
+        size_t n_seats, n_pads, i;
+        json_t *problem, *v;
+        bool oom = false;
         int r;
 
         if (body_table(req->body, &t, &problem) < 0) {
                 api_reply_problem_json(req, problem);
                 return;
         }
-        char *seats_text = json_dumps(t.seats, JSON_COMPACT), *pads_text = json_dumps(t.pads, JSON_COMPACT);
-        json_decref(t.pads);
-        if (!seats_text || !pads_text) {
-                free(seats_text);
-                free(pads_text);
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-                return;
+        /* body_table checked the shapes: seats [{seat, buttons}], 1 to
+         * BODY_TABLE_MAX_SEATS; pads [{seat, pad, role}]. */
+        n_seats = json_array_size(t.seats);
+        n_pads = json_array_size(t.pads);
+        pads = calloc(n_pads + 1, sizeof *pads);
+        oom = !pads;
+        json_array_foreach(t.seats, i, v) {
+                json_t *buttons = json_object_get(v, "buttons");
+
+                seats[i].seat = (int) json_integer_value(json_object_get(v, "seat"));
+                if (json_is_object(buttons) && !(seats[i].buttons = json_dumps(buttons, JSON_COMPACT)))
+                        oom = true;
         }
-        const char *params[] = { t.name, seats_text, req->token_name, pads_text };
-        r = store_query(req->deps->store,
-                        "WITH t AS (INSERT INTO tables (name, created_by) VALUES ($1, $3) "
-                        "           RETURNING id, name, created_by, created_at), "
-                        "     s AS (INSERT INTO table_seats (table_id, seat, button_map) "
-                        "           SELECT t.id, x.seat, x.buttons FROM t, "
-                        "                  jsonb_to_recordset($2::jsonb) AS x(seat int, buttons jsonb) "
-                        "           RETURNING table_id, seat, button_map), "
-                        "     p AS (INSERT INTO table_pads (table_id, seat, pad_id, role) "
-                        "           SELECT t.id, nullif(x.seat, 0), x.pad, x.role FROM t, "
-                        "                  jsonb_to_recordset($4::jsonb) AS x(seat int, pad text, role text) "
-                        "           RETURNING seat, pad_id, role) "
-                        "SELECT jsonb_build_object('id', t.id, 'name', t.name, 'created_by', t.created_by, "
-                        "  'match', NULL, 'created_at', to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
-                        "  'seats', (SELECT coalesce(jsonb_agg(jsonb_build_object('seat', s.seat, "
-                        "     'pads', (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', p.pad_id, 'role', p.role) "
-                        "               ORDER BY p.pad_id), '[]'::jsonb) FROM p WHERE p.seat = s.seat), "
-                        "     'buttons', s.button_map) ORDER BY s.seat), '[]'::jsonb) FROM s), "
-                        "  'pads', (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', p.pad_id, 'role', p.role) "
-                        "           ORDER BY p.pad_id), '[]'::jsonb) FROM p WHERE p.seat IS NULL)) "
-                        "FROM t",
-                        4, params, on_table, req);
-        free(seats_text);
-        free(pads_text);
+        for (i = 0; pads && i < n_pads; i++) {
+                v = json_array_get(t.pads, i);
+                pads[i] = (struct store_table_new_pad) {
+                        .seat = (int) json_integer_value(json_object_get(v, "seat")),
+                        .pad = json_string_value(json_object_get(v, "pad")),
+                        .role = json_string_value(json_object_get(v, "role")),
+                };
+        }
+        if (oom) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                r = 0;
+        } else {
+                r = store_tables_insert(req->deps->store, t.name, req->token_name, seats, n_seats, pads, n_pads,
+                                        on_table, req);
+        }
+        for (i = 0; i < n_seats; i++)
+                free((char *) seats[i].buttons);
+        free(pads);
+        json_decref(t.pads);
         if (r < 0)
                 reply_store_error(req, r);
 }
@@ -141,30 +154,50 @@ void handle_table_get(struct api_request *req) {
 
         if (!id_param(req, "id", &id) || !may_read_table(req, id))
                 return;
-        const char *params[] = { route_param(&req->match, "id") };
-        r = store_query(req->deps->store,
-                        "SELECT " TABLE_JSON("t", SEATS_OF("t.id")) " FROM tables t WHERE t.id = $1",
-                        1, params, on_table, req);
+        r = store_tables_get(req->deps->store, id, on_table, req);
         if (r < 0)
                 reply_store_error(req, r);
 }
 
+static void on_list(void *userdata, const struct store_table_row *rows, size_t n, const struct store_error *failure,
+                    const char *error) {
+        struct api_request *req = userdata;
+        json_t *items;
+
+        if (failure) {
+                api_reply_store_failed(req, failure, "the list query", error);
+                return;
+        }
+        items = json_array();
+        for (size_t i = 0; i < n; i++)
+                json_array_append_new(items, table_json(req, &rows[i]));
+        api_reply_json(req, MHD_HTTP_OK, api_page(items, n > 0 ? rows[n - 1].id : 0));
+}
+
 void handle_tables_list(struct api_request *req) {
-        reply_list_page(req, "SELECT " TABLE_JSON("t", SEATS_OF("t.id")) " FROM tables t WHERE t.id > $1 "
-                             "ORDER BY t.id LIMIT $2");
+        long long limit, after;
+        int r;
+
+        if (!page_params(req, &limit, &after))
+                return;
+        r = store_tables_list(req->deps->store, after, limit, on_list, req);
+        if (r < 0)
+                reply_store_error(req, r);
 }
 
 /* ---- a table's stream ------------------------------------------------------ */
 
-static void on_table_exists(void *userdata, const PGresult *res, const char *error) {
+static void on_table_exists(void *userdata, const struct store_table_row *rows, size_t n,
+                            const struct store_error *failure, const char *error) {
         struct api_request *req = userdata;
         char topic[TABLE_TOPIC_MAX];
 
-        if (!res) {
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the table query failed: %s", error);
+        (void) rows;
+        if (failure) {
+                api_reply_store_failed(req, failure, "the table query", error);
                 return;
         }
-        if (PQntuples(res) == 0) {
+        if (n == 0) {
                 api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no table with id %s",
                                   route_param(&req->match, "id"));
                 return;
@@ -183,8 +216,7 @@ void handle_table_events(struct api_request *req) {
 
         if (!id_param(req, "id", &id) || !may_read_table(req, id))
                 return;
-        const char *params[] = { route_param(&req->match, "id") };
-        r = store_query(req->deps->store, "SELECT 1 FROM tables WHERE id = $1", 1, params, on_table_exists, req);
+        r = store_tables_get(req->deps->store, id, on_table_exists, req);
         if (r < 0)
                 reply_store_error(req, r);
 }

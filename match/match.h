@@ -330,6 +330,9 @@ struct store *matches_store(const struct matches *reg);
 
 /* The live match with this id (stale ones too), or NULL. */
 struct match *matches_find(struct matches *reg, int64_t id);
+/* The newest live match played at table table_id that is not over
+ * (finished or aborted), or NULL: the match a table shows as its own. */
+struct match *matches_at_table(struct matches *reg, int64_t table_id);
 
 /* What a new match is made of (all borrowed). */
 struct match_spec {

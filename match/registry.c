@@ -464,6 +464,18 @@ struct match *matches_find(struct matches *reg, int64_t id) {
         return NULL;
 }
 
+struct match *matches_at_table(struct matches *reg, int64_t table_id) {
+        struct match *newest = NULL;
+
+        if (table_id <= 0)
+                return NULL;
+        for (struct match *m = reg->list; m; m = m->next)
+                if (m->table_id == table_id && m->id > 0 && !m->aborted && match_phase(m) != ENG_LOG_FINAL &&
+                    (!newest || m->id > newest->id))
+                        newest = m;
+        return newest;
+}
+
 uint64_t matches_unassigned_presses(const struct matches *reg) {
         return reg->unassigned_presses;
 }

@@ -6,7 +6,12 @@
  *     (the constraint named in the failure), a revoke that only a live
  *     token takes, the live tokens with their hashes, the NOTIFY of every
  *     change, and a seat's new token revoking its last one in the same
- *     statement — or, for a seat its table does not have, nothing at all.
+ *     statement — or, for a seat its table does not have, nothing at all;
+ *   - store/tables.h: a table written whole in one statement and read back
+ *     the same (seats in order, each with its pads in pad order, button
+ *     maps with any characters, the table's own pads), in pages, and the
+ *     constraints a second table may break (a name, a pad), which leave
+ *     nothing of it behind.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +24,7 @@
 #include "common/log.h"
 #include "common/loop.h"
 #include "store/store.h"
+#include "store/tables.h"
 #include "store/tokens.h"
 #include "tests/integration/harness.h"
 
@@ -369,11 +375,151 @@ static void a_seats_new_token_revokes_its_last_one(void **state) {
                          -EINVAL);
 }
 
+
+/* ---- store/tables.h ------------------------------------------------------------ */
+
+/* A table as a callback got it, as JSON text (the rows live only as long
+ * as the callback), one per row. */
+struct tables_got {
+        struct wait w;
+        bool failed;
+        enum store_failure failure;
+        char *constraint;
+        size_t n;
+        int64_t ids[MAX_ROWS];
+        char *text[MAX_ROWS];
+};
+
+static json_t *pads_of(const struct store_table_pad *pads, size_t n) {
+        json_t *a = json_array();
+
+        for (size_t i = 0; i < n; i++)
+                json_array_append_new(a, json_pack("[s, s]", pads[i].pad, pads[i].role));
+        return a;
+}
+
+static void on_tables(void *userdata, const struct store_table_row *rows, size_t n,
+                      const struct store_error *failure, const char *error) {
+        struct tables_got *g = userdata;
+
+        (void) error;
+        g->w.done = true;
+        if (failure) {
+                assert_null(rows);
+                g->failed = true;
+                g->failure = failure->failure;
+                g->constraint = dup_or_null(failure->constraint);
+                return;
+        }
+        assert_true(n <= MAX_ROWS);
+        g->n = n;
+        for (size_t i = 0; i < n; i++) {
+                json_t *seats = json_array(), *t;
+
+                for (size_t k = 0; k < rows[i].n_seats; k++)
+                        json_array_append_new(seats, json_pack("[i, s?, o]", rows[i].seats[k].seat,
+                                                               rows[i].seats[k].buttons,
+                                                               pads_of(rows[i].seats[k].pads,
+                                                                       rows[i].seats[k].n_pads)));
+                assert_true(rfc3339_utc(rows[i].created_at));
+                t = json_pack("[s, s, o, o]", rows[i].name, rows[i].created_by, seats,
+                              pads_of(rows[i].pads, rows[i].n_pads));
+                g->ids[i] = rows[i].id;
+                g->text[i] = json_dumps(t, JSON_COMPACT);
+                json_decref(t);
+        }
+}
+
+static void tables_got_clear(struct tables_got *g) {
+        for (size_t i = 0; i < g->n; i++)
+                free(g->text[i]);
+        free(g->constraint);
+        memset(g, 0, sizeof *g);
+}
+
+static void tables_of(struct tables_got *g, int r, const char *what) {
+        assert_int_equal(r, 0);
+        wait_for(&g->w, what);
+}
+
+/* What on_tables makes of the table "hall-a" below: name, created_by,
+ * [seat, buttons, pads] in seat order, the table's own pads. */
+#define HALL_A \
+        "[\"hall-a\",\"test\",[[1,\"{\\\"0\\\": \\\"a \\\\\\\"quoted\\\\\\\" call\\\"}\"," \
+        "[[\"00000000000000a1\",\"slap\"],[\"00000000000000a2\",\"buttons\"]]]," \
+        "[2,null,[[\"00000000000000b1\",\"buttons\"]]],[3,null,[]]]," \
+        "[[\"00000000000000c1\",\"keypad\"]]]"
+
+static void a_table_is_written_whole_and_read_back_the_same(void **state) {
+        /* seats and pads given out of order: they come back in order */
+        const struct store_table_new_seat seats[] = {
+                { 2, NULL }, { 1, "{\"0\": \"a \\\"quoted\\\" call\"}" }, { 3, NULL },
+        };
+        const struct store_table_new_pad pads[] = {
+                { 1, "00000000000000a2", "buttons" }, { 0, "00000000000000c1", "keypad" },
+                { 2, "00000000000000b1", "buttons" }, { 1, "00000000000000a1", "slap" },
+        };
+        const struct store_table_new_seat one[] = { { 1, NULL } };
+        const struct store_table_new_pad taken[] = { { 1, "00000000000000b1", "buttons" } };
+        struct tables_got g = { 0 };
+        int64_t id, second;
+        (void) state;
+
+        tables_of(&g, store_tables_insert(store, "hall-a", "test", seats, 3, pads, 4, on_tables, &g), "insert");
+        assert_false(g.failed);
+        assert_int_equal(g.n, 1);
+        id = g.ids[0];
+        assert_string_equal(g.text[0], HALL_A);
+        tables_got_clear(&g);
+
+        tables_of(&g, store_tables_get(store, id, on_tables, &g), "get");
+        assert_int_equal(g.n, 1);
+        assert_string_equal(g.text[0], HALL_A);
+        tables_got_clear(&g);
+
+        /* a name taken, a pad taken: the constraint says which, and no
+         * seat or pad of the refused table stays */
+        tables_of(&g, store_tables_insert(store, "hall-a", "test", one, 1, NULL, 0, on_tables, &g), "same name");
+        assert_true(g.failed);
+        assert_int_equal(g.failure, STORE_FAILURE_CONFLICT);
+        assert_string_equal(g.constraint, "tables_name_key");
+        tables_got_clear(&g);
+        tables_of(&g, store_tables_insert(store, "hall-b", "test", one, 1, taken, 1, on_tables, &g), "pad taken");
+        assert_true(g.failed);
+        assert_string_equal(g.constraint, "table_pads_pad_id_key");
+        tables_got_clear(&g);
+        assert_int_equal(sql_int64("SELECT count(*) FROM tables WHERE name = 'hall-b'"), 0);
+
+        tables_of(&g, store_tables_insert(store, "hall-b", "test", one, 1, NULL, 0, on_tables, &g), "insert");
+        second = g.ids[0];
+        assert_string_equal(g.text[0], "[\"hall-b\",\"test\",[[1,null,[]]],[]]");
+        tables_got_clear(&g);
+
+        /* pages: after and limit, each table with its own seats */
+        tables_of(&g, store_tables_list(store, 0, 100, on_tables, &g), "list");
+        assert_true(g.n >= 2);
+        for (size_t i = 0; i < g.n; i++) {
+                if (i > 0)
+                        assert_true(g.ids[i] > g.ids[i - 1]);
+                if (g.ids[i] == id)
+                        assert_string_equal(g.text[i], HALL_A);
+        }
+        tables_got_clear(&g);
+        tables_of(&g, store_tables_list(store, id, 1, on_tables, &g), "list after");
+        assert_int_equal(g.n, 1);
+        assert_int_equal(g.ids[0], second);
+        tables_got_clear(&g);
+        tables_of(&g, store_tables_get(store, INT64_MAX, on_tables, &g), "get of no table");
+        assert_int_equal(g.n, 0);
+        tables_got_clear(&g);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(a_token_is_stored_read_listed_and_revoked),
                 cmocka_unit_test(every_change_to_the_tokens_is_notified),
                 cmocka_unit_test(a_seats_new_token_revokes_its_last_one),
+                cmocka_unit_test(a_table_is_written_whole_and_read_back_the_same),
         };
 
         return cmocka_run_group_tests_name("store repositories", tests, setup, teardown);
