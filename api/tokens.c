@@ -221,6 +221,15 @@ static void on_created_for_request(void *userdata, enum api_token_outcome outcom
                 api_reply_problem(req, status, "the token was not created: %s", error);
                 return;
         }
+        /* Usable at once, before the reload its NOTIFY brings: the client
+         * may use it in its very next request. */
+        struct auth_entry e = {
+                .id = json_integer_value(json_object_get(resource, "id")),
+                .name = (char *) json_string_value(json_object_get(resource, "name")),
+                .role = (enum auth_role) auth_role_from_string(json_string_value(json_object_get(resource, "role"))),
+        };
+        auth_token_hash(token, e.hash);
+        auth_add(req->deps->auth, &e);
         json_object_set_new(resource, "token", json_string(token));
         api_reply_json(req, MHD_HTTP_CREATED, json_incref(resource));
 }
