@@ -223,7 +223,7 @@ main() {
         started $! loadgen
         local i
         for ((i = 0; i < LOAD_READY_TIMEOUT_S * 10; i++)); do
-                grep -q '^READY' "$tmp/loadgen.out" && break
+                grep -qs '^READY' "$tmp/loadgen.out" && break
                 sleep 0.1
         done
         grep '^READY' "$tmp/loadgen.out" >&2 || die "the load generator did not get ready (log: $tmp/loadgen.log)"
