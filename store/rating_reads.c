@@ -1,9 +1,14 @@
 /* store/rating_reads.c — see ratings.h: what the loop thread reads of the
  * stored rating tables, through the daemon's asynchronous store.  Nothing
  * here computes a rating: a read sees the last table a worker committed. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "store/ratings.h"
+#include "store/rows.h"
 
 /* A timestamptz as RFC 3339 UTC text (api/tournaments.h's TOUR_TIME). */
 #define RFC3339(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
@@ -77,4 +82,68 @@ int store_ratings_history(struct store *s, const char *player, const char *game,
                                       "m, at, b1, b2, b3, a1, a2, a3", "u.b3", "u.a3")
                            ") x ON true WHERE p.id = $1::bigint ORDER BY x.at, x.match, x.system",
                            3, p, cb, userdata);
+}
+
+/* ---- a player's ratings (store_ratings_of_players) -------------------------- */
+
+struct of_players {
+        struct store *store;
+        store_player_ratings_fn cb;
+        void *userdata;
+};
+
+static void on_of_players(void *userdata, const PGresult *res, const char *error) {
+        struct of_players *c = userdata;
+        struct store_player_rating *rows;
+        struct store_error e;
+        int n;
+
+        if (!res) {
+                c->cb(c->userdata, NULL, 0, store_failure_of(c->store, &e), error);
+                free(c);
+                return;
+        }
+        n = PQntuples(res);
+        rows = calloc((size_t) n + 1, sizeof *rows);
+        if (!rows) {
+                e = (struct store_error) { .failure = STORE_FAILURE_INTERNAL };
+                c->cb(c->userdata, NULL, 0, &e, STORE_OUT_OF_MEMORY);
+                free(c);
+                return;
+        }
+        for (int i = 0; i < n; i++) {
+                rows[i].game = PQgetvalue(res, i, 1);
+                store_ratings_board_row(res, i, &rows[i].rating);       /* player in column 0, the rest from 3 */
+        }
+        c->cb(c->userdata, rows, (size_t) n, NULL, NULL);
+        free(rows);
+        free(c);
+}
+
+int store_ratings_of_players(struct store *s, const int64_t *players, size_t n, store_player_ratings_fn cb,
+                             void *userdata) {
+        /* "{1,2,3}": each id at most 20 digits and a comma, then the braces */
+        char *ids = malloc(n * 21 + 3), *w = ids;
+        struct of_players *c = calloc(1, sizeof *c);
+        int r = -ENOMEM;
+
+        if (ids && c) {
+                *w++ = '{';
+                for (size_t i = 0; i < n; i++)
+                        w += sprintf(w, "%s%" PRId64, i ? "," : "", players[i]);
+                strcpy(w, "}");
+                *c = (struct of_players) { .store = s, .cb = cb, .userdata = userdata };
+                const char *p[] = { ids };
+                /* The columns of a board (store_ratings_board_row), the
+                 * game in the place of the name. */
+                r = store_query(s,
+                                "SELECT r.player_id, r.game, NULL, r.mu, r.sigma, r.games, r.g2_rating, r.g2_rd, "
+                                "       r.g2_volatility, r.g2_games "
+                                "FROM ratings r WHERE r.player_id = ANY ($1::bigint[]) ORDER BY r.player_id, r.game",
+                                1, p, on_of_players, c);
+        }
+        if (r < 0)
+                free(c);
+        free(ids);
+        return r;
 }

@@ -217,4 +217,24 @@ int store_ratings_season(struct store *s, const char *game, const char *from, co
 int store_ratings_history(struct store *s, const char *player, const char *game, const char *system,
                           store_result_fn cb, void *userdata);
 
+/* The all-time rows of players: what a player's resource shows as its
+ * "ratings" (api/players.c; the players' own rows are store/players.h's).
+ * Owned by the ratings work, as the rest of this file: what a player shows
+ * of its ratings follows the rating tables.  game points into the query's
+ * result: valid only during the callback. */
+struct store_player_rating {
+        const char *game;
+        struct store_rating_row rating;         /* rating.player: whose */
+};
+/* rows[0..n), ordered by player id then game, on success (failure NULL);
+ * on failure rows NULL, n 0, failure the server's SQLSTATE and constraint
+ * and error the store's words. */
+typedef void (*store_player_ratings_fn)(void *userdata, const struct store_player_rating *rows, size_t n,
+                                        const struct store_error *failure, const char *error);
+/* The rows of players[0..n) in every game's all-time table; a player
+ * without any has none.  Returns 0 (cb follows, also for n 0), -ENOTCONN,
+ * -ENOMEM. */
+int store_ratings_of_players(struct store *s, const int64_t *players, size_t n, store_player_ratings_fn cb,
+                             void *userdata);
+
 #endif

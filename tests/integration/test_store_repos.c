@@ -11,7 +11,11 @@
  *     the same (seats in order, each with its pads in pad order, button
  *     maps with any characters, the table's own pads), in pages, and the
  *     constraints a second table may break (a name, a pad), which leave
- *     nothing of it behind.
+ *     nothing of it behind;
+ *   - store/players.h: a player stored, changed member by member (a club
+ *     and an external id set to none, active), its external id unique, and
+ *     its all-time ratings (store_ratings_of_players, store/ratings.h) read
+ *     beside it, every stored double to the last bit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +27,8 @@
 
 #include "common/log.h"
 #include "common/loop.h"
+#include "store/players.h"
+#include "store/ratings.h"
 #include "store/store.h"
 #include "store/tables.h"
 #include "store/tokens.h"
@@ -514,12 +520,220 @@ static void a_table_is_written_whole_and_read_back_the_same(void **state) {
         tables_got_clear(&g);
 }
 
+/* ---- store/players.h ------------------------------------------------------------ */
+
+struct player_copy {
+        int64_t id;
+        char *name, *club, *external_id, *created_at;
+        bool active;
+};
+
+struct players_got {
+        struct wait w;
+        bool failed;
+        enum store_failure failure;
+        char *constraint;
+        size_t n;
+        struct player_copy rows[MAX_ROWS];
+};
+
+static void on_players(void *userdata, const struct store_player_row *rows, size_t n,
+                       const struct store_error *failure, const char *error) {
+        struct players_got *g = userdata;
+
+        (void) error;
+        g->w.done = true;
+        if (failure) {
+                g->failed = true;
+                g->failure = failure->failure;
+                g->constraint = dup_or_null(failure->constraint);
+                return;
+        }
+        assert_true(n <= MAX_ROWS);
+        g->n = n;
+        for (size_t i = 0; i < n; i++)
+                g->rows[i] = (struct player_copy) {
+                        .id = rows[i].id, .name = dup_or_null(rows[i].name), .club = dup_or_null(rows[i].club),
+                        .external_id = dup_or_null(rows[i].external_id),
+                        .created_at = dup_or_null(rows[i].created_at), .active = rows[i].active,
+                };
+}
+
+static void players_got_clear(struct players_got *g) {
+        for (size_t i = 0; i < g->n; i++)
+                free(g->rows[i].name), free(g->rows[i].club), free(g->rows[i].external_id),
+                        free(g->rows[i].created_at);
+        free(g->constraint);
+        memset(g, 0, sizeof *g);
+}
+
+static void players_of(struct players_got *g, int r, const char *what) {
+        assert_int_equal(r, 0);
+        wait_for(&g->w, what);
+}
+
+static void a_player_is_stored_and_changed_member_by_member(void **state) {
+        struct players_got g = { 0 };
+        int64_t ana, ben;
+        (void) state;
+
+        players_of(&g, store_players_insert(store, "Ana", "Lisbon", "PT-1", on_players, &g), "insert");
+        assert_false(g.failed);
+        assert_int_equal(g.n, 1);
+        ana = g.rows[0].id;
+        assert_string_equal(g.rows[0].name, "Ana");
+        assert_string_equal(g.rows[0].club, "Lisbon");
+        assert_string_equal(g.rows[0].external_id, "PT-1");
+        assert_true(g.rows[0].active);
+        assert_true(rfc3339_utc(g.rows[0].created_at));
+        players_got_clear(&g);
+
+        players_of(&g, store_players_insert(store, "Ben", NULL, NULL, on_players, &g), "insert");
+        ben = g.rows[0].id;
+        assert_null(g.rows[0].club);
+        assert_null(g.rows[0].external_id);
+        players_got_clear(&g);
+
+        /* an external id is one player's */
+        players_of(&g, store_players_insert(store, "Cy", NULL, "PT-1", on_players, &g), "a second PT-1");
+        assert_true(g.failed);
+        assert_int_equal(g.failure, STORE_FAILURE_CONFLICT);
+        assert_string_equal(g.constraint, "players_external_id_key");
+        players_got_clear(&g);
+        struct store_player_change taken = { .external_id_given = true, .external_id = "PT-1", .active = -1 };
+        players_of(&g, store_players_update(store, ben, &taken, on_players, &g), "Ben takes PT-1");
+        assert_string_equal(g.constraint, "players_external_id_key");
+        players_got_clear(&g);
+
+        /* what an update leaves out stays; a club given as none is none */
+        struct store_player_change name_only = { .name = "Ana M.", .active = -1 };
+        players_of(&g, store_players_update(store, ana, &name_only, on_players, &g), "rename");
+        assert_string_equal(g.rows[0].name, "Ana M.");
+        assert_string_equal(g.rows[0].club, "Lisbon");
+        assert_string_equal(g.rows[0].external_id, "PT-1");
+        assert_true(g.rows[0].active);
+        players_got_clear(&g);
+        struct store_player_change clear = { .club_given = true, .external_id_given = true, .active = 0 };
+        players_of(&g, store_players_update(store, ana, &clear, on_players, &g), "clear");
+        assert_string_equal(g.rows[0].name, "Ana M.");
+        assert_null(g.rows[0].club);
+        assert_null(g.rows[0].external_id);
+        assert_false(g.rows[0].active);
+        players_got_clear(&g);
+        players_of(&g, store_players_update(store, INT64_MAX, &name_only, on_players, &g), "no such player");
+        assert_false(g.failed);
+        assert_int_equal(g.n, 0);
+        players_got_clear(&g);
+        struct store_player_change bad = { .active = 2 };
+        assert_int_equal(store_players_update(store, ana, &bad, on_players, &g), -EINVAL);
+
+        players_of(&g, store_players_get(store, ana, on_players, &g), "get");
+        assert_int_equal(g.n, 1);
+        assert_false(g.rows[0].active);
+        players_got_clear(&g);
+        players_of(&g, store_players_list(store, 0, 100, on_players, &g), "list");
+        assert_int_equal(g.n, 2);
+        assert_int_equal(g.rows[0].id, ana);
+        assert_int_equal(g.rows[1].id, ben);
+        players_got_clear(&g);
+        players_of(&g, store_players_list(store, ana, 100, on_players, &g), "list after");
+        assert_int_equal(g.n, 1);
+        assert_int_equal(g.rows[0].id, ben);
+        players_got_clear(&g);
+}
+
+struct ratings_got {
+        struct wait w;
+        bool failed;
+        size_t n;
+        char *game[MAX_ROWS];
+        struct store_rating_row rating[MAX_ROWS];
+};
+
+static void on_player_ratings(void *userdata, const struct store_player_rating *rows, size_t n,
+                              const struct store_error *failure, const char *error) {
+        struct ratings_got *g = userdata;
+
+        (void) error;
+        g->w.done = true;
+        g->failed = failure != NULL;
+        assert_true(n <= MAX_ROWS);
+        g->n = n;
+        for (size_t i = 0; i < n; i++) {
+                g->game[i] = strdup(rows[i].game);
+                g->rating[i] = rows[i].rating;
+        }
+}
+
+static void ratings_got_clear(struct ratings_got *g) {
+        for (size_t i = 0; i < g->n; i++)
+                free(g->game[i]);
+        memset(g, 0, sizeof *g);
+}
+
+static void a_players_ratings_are_read_beside_it(void **state) {
+        struct players_got p = { 0 };
+        struct ratings_got g = { 0 };
+        int64_t ids[3];
+        char q[512];
+        (void) state;
+
+        for (int i = 0; i < 3; i++) {
+                char name[16];
+
+                snprintf(name, sizeof name, "rated %d", i);
+                players_of(&p, store_players_insert(store, name, NULL, NULL, on_players, &p), "insert");
+                ids[i] = p.rows[0].id;
+                players_got_clear(&p);
+        }
+        /* doubles no decimal text holds exactly, games out of name order */
+        snprintf(q, sizeof q,
+                 "INSERT INTO ratings (game, player_id, mu, sigma, games, g2_rating, g2_rd, g2_volatility, g2_games) "
+                 "VALUES ('snap', %lld, 0.1, 1e-300, 3, 1500.0000000000002, 350, 0.06, 2), "
+                 "       ('crash-pilot', %lld, 25, 8.333333333333334, 1, 1499.5, 200.25, 0.059999, 1), "
+                 "       ('crash-pilot', %lld, 30.5, 7, 4, 1600, 180, 0.06, 4)",
+                 (long long) ids[0], (long long) ids[0], (long long) ids[2]);
+        sql(q);
+
+        assert_int_equal(store_ratings_of_players(store, ids, 3, on_player_ratings, &g), 0);
+        wait_for(&g.w, "the ratings of three players");
+        assert_false(g.failed);
+        assert_int_equal(g.n, 3);
+        /* by player, then game; the player without ratings has none */
+        assert_int_equal(g.rating[0].player, ids[0]);
+        assert_string_equal(g.game[0], "crash-pilot");
+        assert_true(g.rating[0].mu == 25.0 && g.rating[0].sigma == 8.333333333333334);
+        assert_true(g.rating[0].g2_rating == 1499.5 && g.rating[0].g2_rd == 200.25 &&
+                    g.rating[0].g2_volatility == 0.059999);
+        assert_int_equal(g.rating[0].games, 1);
+        assert_int_equal(g.rating[0].g2_games, 1);
+        assert_int_equal(g.rating[1].player, ids[0]);
+        assert_string_equal(g.game[1], "snap");
+        assert_true(g.rating[1].mu == 0.1 && g.rating[1].sigma == 1e-300 && g.rating[1].g2_rating == 1500.0000000000002);
+        assert_int_equal(g.rating[1].games, 3);
+        assert_int_equal(g.rating[2].player, ids[2]);
+        assert_true(g.rating[2].mu == 30.5);
+        ratings_got_clear(&g);
+
+        assert_int_equal(store_ratings_of_players(store, ids + 1, 1, on_player_ratings, &g), 0);
+        wait_for(&g.w, "the ratings of an unrated player");
+        assert_false(g.failed);
+        assert_int_equal(g.n, 0);
+        ratings_got_clear(&g);
+        assert_int_equal(store_ratings_of_players(store, NULL, 0, on_player_ratings, &g), 0);
+        wait_for(&g.w, "the ratings of no player");
+        assert_int_equal(g.n, 0);
+        ratings_got_clear(&g);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(a_token_is_stored_read_listed_and_revoked),
                 cmocka_unit_test(every_change_to_the_tokens_is_notified),
                 cmocka_unit_test(a_seats_new_token_revokes_its_last_one),
                 cmocka_unit_test(a_table_is_written_whole_and_read_back_the_same),
+                cmocka_unit_test(a_player_is_stored_and_changed_member_by_member),
+                cmocka_unit_test(a_players_ratings_are_read_beside_it),
         };
 
         return cmocka_run_group_tests_name("store repositories", tests, setup, teardown);
