@@ -15,7 +15,10 @@
  *   - store/players.h: a player stored, changed member by member (a club
  *     and an external id set to none, active), its external id unique, and
  *     its all-time ratings (store_ratings_of_players, store/ratings.h) read
- *     beside it, every stored double to the last bit.
+ *     beside it, every stored double to the last bit;
+ *   - store/tournaments_summary.h: what a tournament's D-Bus object shows,
+ *     its current stage the last one that is not pending and its round the
+ *     highest of that stage's matches.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +35,7 @@
 #include "store/store.h"
 #include "store/tables.h"
 #include "store/tokens.h"
+#include "store/tournaments_summary.h"
 #include "tests/integration/harness.h"
 
 static struct loop *loop;
@@ -726,6 +730,85 @@ static void a_players_ratings_are_read_beside_it(void **state) {
         ratings_got_clear(&g);
 }
 
+/* ---- store/tournaments_summary.h ----------------------------------------------- */
+
+struct summary_got {
+        struct wait w;
+        bool failed;
+        size_t n;
+        int64_t id[MAX_ROWS];
+        char *text[MAX_ROWS];           /* "name game state stage round" */
+};
+
+static void on_summary(void *userdata, const struct store_tournament_summary *rows, size_t n,
+                       const struct store_error *failure, const char *error) {
+        struct summary_got *g = userdata;
+
+        (void) error;
+        g->w.done = true;
+        g->failed = failure != NULL;
+        assert_true(n <= MAX_ROWS);
+        g->n = n;
+        for (size_t i = 0; i < n; i++) {
+                g->id[i] = rows[i].id;
+                assert_true(asprintf(&g->text[i], "%s %s %s %u %u", rows[i].name, rows[i].game, rows[i].state,
+                                     rows[i].stage, rows[i].round) > 0);
+        }
+}
+
+static void summary_got_clear(struct summary_got *g) {
+        for (size_t i = 0; i < g->n; i++)
+                free(g->text[i]);
+        memset(g, 0, sizeof *g);
+}
+
+static void a_tournaments_summary_is_its_current_stage_and_round(void **state) {
+        struct summary_got g = { 0 };
+        int64_t draft, running;
+        char q[512];
+        (void) state;
+
+        sql("INSERT INTO tournaments (name, game, seed, created_by, competitive, secrets) "
+            "VALUES ('Spring', 'crash-pilot', 1, 'test', false, ARRAY['\\x01'::bytea])");
+        draft = sql_int64("SELECT max(id) FROM tournaments");
+        sql("INSERT INTO tournaments (name, game, seed, created_by, competitive, secrets, state) "
+            "VALUES ('Summer', 'reflex', 2, 'test', false, ARRAY['\\x02'::bytea], 'running')");
+        running = sql_int64("SELECT max(id) FROM tournaments");
+        /* stage 1 finished (rounds 1 to 3), stage 2 running (rounds 1 and
+         * 2), stage 3 pending (a round 7 that does not count) */
+        snprintf(q, sizeof q,
+                 "INSERT INTO stages (tournament_id, number, format, config, state) VALUES "
+                 "(%1$lld, 1, 'swiss', '{}', 'finished'), (%1$lld, 2, 'swiss', '{}', 'running'), "
+                 "(%1$lld, 3, 'swiss', '{}', 'pending')", (long long) running);
+        sql(q);
+        snprintf(q, sizeof q,
+                 "INSERT INTO stage_matches (stage_id, round, table_no, participants) "
+                 "SELECT s.id, r.round, 1, '{}' FROM stages s, (VALUES (1, 1), (1, 2), (1, 3), (2, 1), (2, 2), "
+                 "(3, 7)) r(number, round) WHERE s.tournament_id = %lld AND s.number = r.number",
+                 (long long) running);
+        sql(q);
+
+        assert_int_equal(store_tournaments_summary_all(store, on_summary, &g), 0);
+        wait_for(&g.w, "every tournament");
+        assert_false(g.failed);
+        assert_int_equal(g.n, 2);
+        assert_int_equal(g.id[0], draft);
+        assert_string_equal(g.text[0], "Spring crash-pilot draft 0 0");
+        assert_int_equal(g.id[1], running);
+        assert_string_equal(g.text[1], "Summer reflex running 2 2");
+        summary_got_clear(&g);
+
+        assert_int_equal(store_tournaments_summary_get(store, running, on_summary, &g), 0);
+        wait_for(&g.w, "one tournament");
+        assert_int_equal(g.n, 1);
+        assert_string_equal(g.text[0], "Summer reflex running 2 2");
+        summary_got_clear(&g);
+        assert_int_equal(store_tournaments_summary_get(store, INT64_MAX, on_summary, &g), 0);
+        wait_for(&g.w, "no tournament");
+        assert_int_equal(g.n, 0);
+        summary_got_clear(&g);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(a_token_is_stored_read_listed_and_revoked),
@@ -734,6 +817,7 @@ int main(void) {
                 cmocka_unit_test(a_table_is_written_whole_and_read_back_the_same),
                 cmocka_unit_test(a_player_is_stored_and_changed_member_by_member),
                 cmocka_unit_test(a_players_ratings_are_read_beside_it),
+                cmocka_unit_test(a_tournaments_summary_is_its_current_stage_and_round),
         };
 
         return cmocka_run_group_tests_name("store repositories", tests, setup, teardown);
