@@ -526,7 +526,8 @@ int body_player(json_t *body, bool update, struct body_player *ret, json_t **ret
                 return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "send a JSON object with what changes: "
                             "{\"active\": false}");
         *ret = (struct body_player) { .active = -1 };
-        if (opt_text(body, "name", &ret->name, ret_problem) < 0 || opt_text(body, "club", &ret->club, ret_problem) < 0 ||
+        if (opt_text(body, "name", &ret->name, ret_problem) < 0 ||
+            opt_text(body, "club", &ret->club, ret_problem) < 0 ||
             opt_text(body, "external_id", &ret->external_id, ret_problem) < 0)
                 return -EINVAL;
         if (!update) {

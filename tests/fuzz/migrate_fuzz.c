@@ -260,8 +260,10 @@ static void migrate_fuzz_check(const uint8_t *data, size_t size) {
                 size_t len = strlen(files[i].name);
                 int v;
 
-                FUZZ_ASSERT(migrate_parse_name(files[i].name, &v) == (migrate_fuzz_name_ok(files[i].name, &v) ? 0 : -EINVAL));
-                if (files[i].dir || files[i].name[0] == '.' || len < 4 || strcmp(files[i].name + len - 4, ".sql") != 0) {
+                FUZZ_ASSERT(migrate_parse_name(files[i].name, &v) ==
+                            (migrate_fuzz_name_ok(files[i].name, &v) ? 0 : -EINVAL));
+                if (files[i].dir || files[i].name[0] == '.' || len < 4 ||
+                    strcmp(files[i].name + len - 4, ".sql") != 0) {
                         versions[i] = -1;
                         continue;
                 }

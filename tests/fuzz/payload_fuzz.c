@@ -148,12 +148,13 @@ static void payload_fuzz_check(const uint8_t *data, size_t size) {
         FUZZ_ASSERT((r == 0) == (f.type == PROTO_SYNC_REPLY && f.len == 10));
         FUZZ_ASSERT(r == 0 || r == -EBADMSG);
         if (r == 0) {
-                int64_t t1 = size >= 3 + PROTO_MAX_PAYLOAD + 8 ? (int64_t) payload_fuzz_le(data + 3 + PROTO_MAX_PAYLOAD, 4)
-                                                               : 1000000;
-                int64_t t4 = size >= 3 + PROTO_MAX_PAYLOAD + 8 ? (int64_t) payload_fuzz_le(data + 7 + PROTO_MAX_PAYLOAD, 4)
-                                                               : 1002000;
+                const uint8_t *times = data + 3 + PROTO_MAX_PAYLOAD;
+                bool given = size >= 3 + PROTO_MAX_PAYLOAD + 8;
+                int64_t t1 = given ? (int64_t) payload_fuzz_le(times, 4) : 1000000,
+                        t4 = given ? (int64_t) payload_fuzz_le(times + 4, 4) : 1002000;
 
-                FUZZ_ASSERT(s.sync_id == payload_fuzz_le(f.payload, 2) && s.rx_time == payload_fuzz_le(f.payload + 2, 4) &&
+                FUZZ_ASSERT(s.sync_id == payload_fuzz_le(f.payload, 2) &&
+                            s.rx_time == payload_fuzz_le(f.payload + 2, 4) &&
                             s.tx_time == payload_fuzz_le(f.payload + 6, 4));
                 proto_pack_sync_reply(&g, &s);
                 payload_fuzz_repacked(&f, &g);
@@ -170,7 +171,8 @@ static void payload_fuzz_check(const uint8_t *data, size_t size) {
         r = proto_unpack_heartbeat(&f, &hb);
         FUZZ_ASSERT((r == 0) == (f.type == PROTO_HEARTBEAT && f.len == 8));
         if (r == 0) {
-                FUZZ_ASSERT(hb.pad_time == payload_fuzz_le(f.payload, 4) && hb.pending_events == payload_fuzz_le(f.payload + 4, 2) &&
+                FUZZ_ASSERT(hb.pad_time == payload_fuzz_le(f.payload, 4) &&
+                            hb.pending_events == payload_fuzz_le(f.payload + 4, 2) &&
                             hb.rx_errors == payload_fuzz_le(f.payload + 6, 2));
                 proto_pack_heartbeat(&g, &hb);
                 payload_fuzz_repacked(&f, &g);

@@ -196,7 +196,8 @@ static void query_fuzz_matches(const struct api_query *q) {
         int r = query_matches(q, &m, &problem);
 
         query_fuzz_outcome(r, problem, q, keys);
-        FUZZ_ASSERT((r == 0) == ((!state || query_fuzz_word(state, states)) && (!order || query_fuzz_word(order, orders))));
+        FUZZ_ASSERT((r == 0) == ((!state || query_fuzz_word(state, states)) &&
+                                 (!order || query_fuzz_word(order, orders))));
         FUZZ_ASSERT(r < 0 || (m.state == state && m.order == order));
 }
 

@@ -145,8 +145,8 @@ static void sse_fuzz_expect_event(struct sse_fuzz_text *t, const struct sse_fuzz
                 kind = "public";
         else
                 return;
-        sse_fuzz_put(t, "id: %08" PRIx32 "-%" PRIu64 "\nevent: e%" PRIu64 "\ndata: {\"k\":%" PRIu64 ",\"for\":\"%s\"}\n\n",
-                     SSE_FUZZ_EPOCH, k, k % 3, k, kind);
+        sse_fuzz_put(t, "id: %08" PRIx32 "-%" PRIu64 "\nevent: e%" PRIu64 "\n"
+                     "data: {\"k\":%" PRIu64 ",\"for\":\"%s\"}\n\n", SSE_FUZZ_EPOCH, k, k % 3, k, kind);
 }
 
 static void sse_fuzz_publish(struct sse_hub *hub, const struct sse_fuzz_event *ev, uint64_t k) {
@@ -156,7 +156,8 @@ static void sse_fuzz_publish(struct sse_hub *hub, const struct sse_fuzz_event *e
 
         snprintf(name, sizeof name, "e%" PRIu64, k % 3);
         if (ev->seat)
-                v[n++] = (struct sse_variant) { "match/1/seat/1", json_pack("{s:I, s:s}", "k", (json_int_t) k, "for", "seat") };
+                v[n++] = (struct sse_variant) { "match/1/seat/1",
+                                                json_pack("{s:I, s:s}", "k", (json_int_t) k, "for", "seat") };
         if (ev->referee)
                 v[n++] = (struct sse_variant) { "match/1/referee",
                                                 json_pack("{s:I, s:s}", "k", (json_int_t) k, "for", "referee") };
