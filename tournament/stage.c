@@ -72,6 +72,12 @@ static bool stage_is_snapshot(enum tour_format f) {
                f == TOUR_FORMAT_RACE;
 }
 
+bool tour_format_takes_late_entries(enum tour_format f) {
+        /* a snapshot format re-pairs from whoever is in at each round;
+         * nothing else can seat an entrant its structure did not count */
+        return stage_is_snapshot(f);
+}
+
 static void stage_set_tiebreaks(struct tour_stage_config *c, int n, const enum tour_standings_tb *tb) {
         for (int i = 0; i < n; i++)
                 c->tiebreaks[i] = tb[i];

@@ -61,6 +61,18 @@ const char *tour_format_name(enum tour_format f);
 /* The format called name, or -EINVAL (NULL arguments included). */
 int tour_format_from_name(const char *name, enum tour_format *ret_format);
 
+/* Whether a running stage of format f takes late entrants — an entrant
+ * appended while it runs, with no earlier match, who starts on 0 points and
+ * is paired from the next round on: swiss, pod_swiss, league and race,
+ * which pair each round from a snapshot of the standings.  The others fix
+ * their structure from the number of entrants when they start (a bracket's
+ * graph, a round robin's schedule, a split into groups or heats), which an
+ * entrant more would change under the matches already made
+ * (docs/formats/stages.md, "Drops and late entrants in the round formats").
+ * The one rule of late entry: registration and check-in use it
+ * (tournament/states.h, tour_late_entry).  False for an unknown value. */
+bool tour_format_takes_late_entries(enum tour_format f);
+
 /* Highest round a stage may have: far above any plan the formats make
  * (a double round robin of 4,096 has 8,190 rounds, a bracket of 65,536 a
  * depth under 40), low enough that per-round arrays sized from a corrupt
