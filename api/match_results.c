@@ -380,9 +380,8 @@ static void on_correction_snapshot(void *userdata, const PGresult *res, const ch
         snprintf(stage_s, sizeof stage_s, "%" PRId64, c->d.stage);
         /* round formats pair every later round from the standings: their
          * byes go with their matches */
-        bool rounds = c->d.cfg.format != TOUR_FORMAT_SINGLE_ELIM && c->d.cfg.format != TOUR_FORMAT_DOUBLE_ELIM &&
-                      c->d.cfg.format != TOUR_FORMAT_ROUND_ROBIN && c->d.cfg.format != TOUR_FORMAT_GROUPS;
-        snprintf(round_s, sizeof round_s, "%d", rounds ? c->d.matches[i].round : 1 << 30);
+        snprintf(round_s, sizeof round_s, "%d", tour_format_round_based(c->d.cfg.format) ? c->d.matches[i].round
+                                                                                          : 1 << 30);
         const char *p[] = { id_s, text, json_string_value(json_object_get(req->body, "reason")), reset_text,
                             req->token_name, stage_s, round_s };
         stage_req_query(c,

@@ -48,7 +48,7 @@ static void on_round_stored(void *userdata, const PGresult *res, const char *err
                 stage_req_free(c);
                 return;
         }
-        bool bracket = c->d.cfg.format == TOUR_FORMAT_SINGLE_ELIM || c->d.cfg.format == TOUR_FORMAT_DOUBLE_ELIM;
+        bool bracket = tour_format_bracket(c->d.cfg.format);
         tour_event(c->req->deps, c->id, bracket ? "bracket_advanced" : "round_started",
                    json_pack("{s:i, s:O, s:O}", "stage", c->d.number, "round", json_object_get(out, "round"),
                              "matches", json_object_get(out, "matches")));
@@ -62,7 +62,7 @@ static void on_round_stored(void *userdata, const PGresult *res, const char *err
 static void store_round(struct stage_req *c, const struct tour_stage_next *next) {
         json_t *rows = json_array(), *byes = json_array();
         char stage_s[24], *rows_text, *byes_text;
-        bool bracket = c->d.cfg.format == TOUR_FORMAT_SINGLE_ELIM || c->d.cfg.format == TOUR_FORMAT_DOUBLE_ELIM;
+        bool bracket = tour_format_bracket(c->d.cfg.format);
         int round = next->round;
 
         for (int i = 0; i < next->n_pairings; i++) {

@@ -243,7 +243,7 @@ static void on_bracket(void *userdata, const PGresult *res, const char *error) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the stored stage is inconsistent: %s", err);
                 goto done;
         }
-        if (d.cfg.format != TOUR_FORMAT_SINGLE_ELIM && d.cfg.format != TOUR_FORMAT_DOUBLE_ELIM) {
+        if (!tour_format_bracket(d.cfg.format)) {
                 api_reply_problem(req, MHD_HTTP_CONFLICT, "stage %d is %s: only elimination stages have a bracket; "
                                   "see .../standings", d.number, tour_format_name(d.cfg.format));
                 goto done;

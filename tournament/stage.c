@@ -62,8 +62,21 @@ static int stage_fail(struct tour_stage_error *e, const char *fmt, ...) {
         return -EINVAL;
 }
 
-static bool stage_is_bracket(enum tour_format f) {
+bool tour_format_bracket(enum tour_format f) {
         return f == TOUR_FORMAT_SINGLE_ELIM || f == TOUR_FORMAT_DOUBLE_ELIM;
+}
+
+bool tour_format_round_based(enum tour_format f) {
+        switch (f) {
+        case TOUR_FORMAT_SWISS:
+        case TOUR_FORMAT_POD_SWISS:
+        case TOUR_FORMAT_LEAGUE:
+        case TOUR_FORMAT_RACE:
+        case TOUR_FORMAT_HEATS:
+                return true;
+        default:
+                return false;
+        }
 }
 
 /* Formats paired one round at a time from a snapshot (swiss.h, pods.h). */
@@ -161,7 +174,7 @@ int tour_stage_config_check(const struct tour_stage_config *cfg, int n_entrants,
         name = tour_format_name(cfg->format);
         if (!name)
                 return stage_fail(ret_err, "format: unknown (%d)", (int) cfg->format);
-        if (stage_is_bracket(cfg->format)) {
+        if (tour_format_bracket(cfg->format)) {
                 lo = 2;
                 hi = TOUR_BRACKET_MAX_ENTRANTS;
         } else if (cfg->format == TOUR_FORMAT_ROUND_ROBIN) {
@@ -311,7 +324,7 @@ static int stage_check_match(const struct stage *st, size_t i, struct tour_stage
                                 return stage_fail(err, "matches[%zu].entrant[%d]: entrant %d twice", i, s,
                                                   (int) m->entrant[s]);
         }
-        if (stage_is_bracket(st->cfg->format)) {
+        if (tour_format_bracket(st->cfg->format)) {
                 if (m->n != 2)
                         return stage_fail(err, "matches[%zu].n: a bracket match has 2 entrants", i);
                 if (m->bracket_id < 0 || m->bracket_id >= st->b->n_matches)
@@ -656,10 +669,10 @@ static int stage_open(const struct tour_stage_input *in, struct stage *st, struc
                 if (in->byes[i].entrant < 0 || in->byes[i].entrant >= st->n)
                         return stage_fail(err, "byes[%zu].entrant: %d is not an entrant", i, (int) in->byes[i].entrant);
         }
-        if (in->n_byes && (stage_is_bracket(st->cfg->format) || st->cfg->format == TOUR_FORMAT_HEATS))
+        if (in->n_byes && (tour_format_bracket(st->cfg->format) || st->cfg->format == TOUR_FORMAT_HEATS))
                 return stage_fail(err, "byes: %s has no byes", tour_format_name(st->cfg->format));
 
-        if (stage_is_bracket(st->cfg->format)) {
+        if (tour_format_bracket(st->cfg->format)) {
                 int M;
                 r = stage_new_bracket(st->cfg, st->n, &st->b);
                 if (r < 0)
@@ -1687,7 +1700,7 @@ int tour_stage_dependents(const struct tour_stage_input *in, size_t match_index,
                 }
                 /* ids come by graph id; callers want stored index order */
                 qsort(ret, k, sizeof *ret, stage_cmp_size);
-        } else if (st.cfg->format != TOUR_FORMAT_ROUND_ROBIN && st.cfg->format != TOUR_FORMAT_GROUPS) {
+        } else if (tour_format_round_based(st.cfg->format)) {
                 int r0 = in->matches[match_index].round;
                 for (size_t i = 0; i < in->n_matches; i++) {
                         if (in->matches[i].round <= r0 || in->matches[i].done == pending)
@@ -1828,7 +1841,7 @@ static int stage_advance_groups(const struct tour_stage_input *in, int count, en
                         goto out;
                 }
         qsort(keys, (size_t) count, sizeof *keys, stage_cmp_gkey);
-        if (!stage_is_bracket(next_format)) {
+        if (!tour_format_bracket(next_format)) {
                 for (int i = 0; i < count; i++)
                         ret[i] = keys[i].entrant;
                 r = count;
@@ -1867,7 +1880,7 @@ int tour_stage_advance(const struct tour_stage_input *in, int count, enum tour_f
                 return stage_fail(ret_err, "next_format: unknown (%d)", (int) next_format);
         if (in && in->cfg && in->cfg->format == TOUR_FORMAT_GROUPS)
                 return stage_advance_groups(in, count, next_format, ret_entrants, ret_err);
-        if (stage_is_bracket(next_format) && count >= 2 && count <= TOUR_GROUPS_MAX_SEEDED) {
+        if (tour_format_bracket(next_format) && count >= 2 && count <= TOUR_GROUPS_MAX_SEEDED) {
                 r = tour_stage_top_cut(in, count, ret_entrants, ret_err);
                 return r < 0 ? r : count;
         }

@@ -73,6 +73,24 @@ int tour_format_from_name(const char *name, enum tour_format *ret_format);
  * (tournament/states.h, tour_late_entry).  False for an unknown value. */
 bool tour_format_takes_late_entries(enum tour_format f);
 
+/* Brackets: single and double elimination.  Not round-locked: a match is
+ * made as soon as both its sides are known (tour_stage_next), and a result
+ * decides only the matches it feeds (tour_bracket_dependents).  False for
+ * an unknown value. */
+bool tour_format_bracket(enum tour_format f);
+
+/* Round-based: every round after the first is paired from the results of
+ * the rounds before it, so a changed result invalidates every later round,
+ * its matches and its byes alike (tour_stage_dependents; organiser/
+ * deletes them and pairs again).  Swiss, pod_swiss, league and race pair
+ * from the standings; heats from the advancers of the round before
+ * (tour_heats_advance: a different rank at the cut line seats a different
+ * field).  Not round robin and groups, whose schedule is fixed when the
+ * stage starts (a result changes no pairing), nor brackets.  This is not
+ * "paired from a snapshot" (tour_format_takes_late_entries): heats are
+ * round-based but seat no late entrant.  False for an unknown value. */
+bool tour_format_round_based(enum tour_format f);
+
 /* Highest round a stage may have: far above any plan the formats make
  * (a double round robin of 4,096 has 8,190 rounds, a bracket of 65,536 a
  * depth under 40), low enough that per-round arrays sized from a corrupt

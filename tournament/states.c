@@ -176,6 +176,14 @@ enum tour_late tour_late_entry(enum tour_state state, bool stage_running, enum t
 
 /* ---- fair draws ----------------------------------------------------------------- */
 
+bool tour_state_plays(enum tour_state state) {
+        return state == TOUR_STATE_RUNNING;
+}
+
+bool tour_state_takes_stages(enum tour_state state) {
+        return st_valid(state) && state != TOUR_STATE_FINISHED;
+}
+
 bool tour_state_reveals_secrets(enum tour_state state) {
         return state == TOUR_STATE_FINISHED;
 }

@@ -141,6 +141,18 @@ enum tour_late {
  * running stage.  TOUR_LATE_NO outside running. */
 enum tour_late tour_late_entry(enum tour_state state, bool stage_running, enum tour_format format);
 
+/* ---- play ---------------------------------------------------------------------- */
+
+/* Whether the tournament's matches are played: its rounds paired, its
+ * matches called to their tables and their results entered.  In running
+ * only (a correction of a result is not play: it stays open afterwards,
+ * organiser/results.h). */
+bool tour_state_plays(enum tour_state state);
+
+/* Whether a stage may be added: in every state but finished (reopen it
+ * first, which begins a new epoch of the draws). */
+bool tour_state_takes_stages(enum tour_state state);
+
 /* ---- fair draws ----------------------------------------------------------------- */
 
 /* Whether a tournament in state shows its seed and its current secret:
