@@ -1,7 +1,7 @@
-/* api/draws.c — a tournament's fair draws (docs/fairness.md): the secret of
- * each epoch, the seed of each call of a stage match, and
- * GET /v1/tournaments/{id}/calls.  The derivations are common/seed.h's;
- * api/tournaments.h says what the other tournament files use. */
+/* api/draws.c — a tournament's fair draws (docs/fairness.md):
+ * GET /v1/tournaments/{id}/calls, and what the call of a stage match uses
+ * (api/tournaments.h).  The derivations are organiser/draws.h's, the reads
+ * store/tournaments.h's. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,6 +10,8 @@
 
 #include "api/handlers.h"
 #include "api/tournaments.h"
+#include "organiser/draws.h"
+#include "organiser/tournaments.h"
 #include "store/store.h"
 
 const char tour_next_call_sql[] =
@@ -17,34 +19,28 @@ const char tour_next_call_sql[] =
         "       (SELECT coalesce(max(c.attempt), 0) + 1 FROM match_calls c WHERE c.stage_match_id = $2) "
         "FROM tournaments t WHERE t.id = $1";
 
-int tour_secret_new(bool competitive, uint64_t seed, uint32_t epoch, char ret_hex[SEED_HEX_LEN + 1]) {
-        uint8_t secret[SEED_SECRET_LEN];
-        int r = competitive ? seed_secret_random(secret) : seed_secret_of_seed(seed, epoch, secret);
-
-        if (r == 0)
-                seed_hex(secret, sizeof secret, ret_hex);
-        explicit_bzero(secret, sizeof secret);
-        return r;
-}
-
-int tour_tournament_seed(const char *secret_hex, uint64_t *ret) {
-        uint8_t secret[SEED_SECRET_LEN];
-        int r = seed_unhex(secret_hex, secret, sizeof secret);
-
-        if (r == 0)
-                r = seed_tournament(secret, ret);
-        explicit_bzero(secret, sizeof secret);
-        return r;
-}
-
 int tour_call_seed(const char *secret_hex, int64_t tournament, int64_t stage_match, int attempt, uint64_t *ret) {
-        uint8_t secret[SEED_SECRET_LEN];
-        int r = attempt < 1 ? -EINVAL : seed_unhex(secret_hex, secret, sizeof secret);
+        return org_call_seed(secret_hex, tournament, stage_match, attempt, ret);
+}
 
-        if (r == 0)
-                r = seed_match(secret, tournament, stage_match, (uint32_t) attempt, ret);
-        explicit_bzero(secret, sizeof secret);
-        return r;
+static void on_calls(void *userdata, const struct org_result *result, const struct store_call_row *rows, size_t n) {
+        struct api_request *req = userdata;
+        json_t *items;
+
+        if (tour_reply_outcome(req, result, "the tournament query"))
+                return;
+        items = json_array();
+        for (size_t i = 0; i < n; i++) {
+                const struct store_call_row *c = &rows[i];
+                json_array_append_new(items, json_pack("{s:I, s:I, s:i, s:i, s:s, s:s, s:o}",
+                                                       "match", (json_int_t) c->match_id,
+                                                       "stage_match", (json_int_t) c->stage_match_id,
+                                                       "attempt", c->attempt, "epoch", c->epoch,
+                                                       "called_at", c->called_at, "state", c->state,
+                                                       "seed", c->has_seed ? json_integer((json_int_t) c->seed)
+                                                                           : json_null()));
+        }
+        api_reply_json(req, MHD_HTTP_OK, json_pack("{s:o}", "items", items));
 }
 
 /* Every call the tournament made, oldest first, with the identity its seed
@@ -55,16 +51,7 @@ void handle_tournament_calls(struct api_request *req) {
 
         if (!id_param(req, "id", &id))
                 return;
-        const char *p[] = { route_param(&req->match, "id") };
-        r = store_query(req->deps->store,
-                        "SELECT CASE WHEN EXISTS (SELECT 1 FROM tournaments WHERE id = $1) THEN "
-                        "  jsonb_build_object('items', (SELECT coalesce(jsonb_agg(jsonb_build_object("
-                        "    'match', c.match_id, 'stage_match', c.stage_match_id, 'attempt', c.attempt, "
-                        "    'epoch', c.epoch, 'called_at', " TOUR_TIME("c.called_at") ", 'state', m.state, "
-                        "    'seed', CASE WHEN m.state IN ('finished', 'aborted') THEN m.seed END) "
-                        "    ORDER BY c.match_id), '[]'::jsonb) "
-                        "    FROM match_calls c JOIN matches m ON m.id = c.match_id WHERE c.tournament_id = $1)) END",
-                        1, p, tour_on_row, req);
+        r = org_tournament_calls(req->deps->store, id, on_calls, req);
         if (r < 0)
                 reply_store_error(req, r);
 }

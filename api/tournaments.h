@@ -2,8 +2,11 @@
  * api/): /v1/players, /v1/tournaments/..., /v1/leaderboards.
  *
  * The database holds everything; a request reads what it needs, the pure
- * modules of tournament/ compute (pairings, standings, brackets), and one
- * statement writes the outcome.  Results are the truth: standings
+ * modules of tournament/ compute (pairings, standings, brackets) and hold
+ * the rules (tournament/states.h), and one statement writes the outcome.
+ * Creating a tournament, moving it and registering players are the
+ * tournament service's (organiser/tournaments.h, organiser/registrations.h),
+ * whose outcomes tour_reply_outcome() maps to statuses.  Results are the truth: standings
  * (stages.standings) are a cache recomputed from them whenever a result is
  * recorded or corrected (tour_refresh); ratings are the rating worker's
  * (organiser/ratings.h), which hears of every result from the database.
@@ -46,6 +49,13 @@ void tour_on_row(void *userdata, const PGresult *res, const char *error);
 /* store callback: tour_reply_row(userdata, 201, ..., "tournament"). */
 void tour_on_created(void *userdata, const PGresult *res, const char *error);
 
+struct org_result;
+/* Replies what a call of the tournament service (organiser/outcome.h) that
+ * did not do what was asked reports — 404, 400, 409, what api/failures.h
+ * says of a failed query of what ("the registration"), or 500 — and
+ * returns true; returns false, replying nothing, when it did. */
+bool tour_reply_outcome(struct api_request *req, const struct org_result *result, const char *what);
+
 /* Publishes an event of tournament id (data taken). */
 void tour_event(const struct api_deps *deps, int64_t id, const char *event, json_t *data);
 
@@ -63,32 +73,19 @@ void tour_refresh(const struct api_deps *deps, int64_t id, bool ratings);
  * runtime match whose seed comes from the current secret and the call's
  * identity (match_calls).  Replies show each secret's SHA-256 from the
  * start, and the secret once revealed: when the tournament is finished,
- * and for every epoch before the current one.  No reply, event or log line
- * holds a secret before that. */
-
-/* The secrets of tournament row t as the API shows them, in SQL:
- * [{epoch, commitment, secret}], secret null until revealed. */
-#define TOUR_SECRETS_JSON(t) \
-        "(SELECT jsonb_agg(jsonb_build_object('epoch', e.n, 'commitment', encode(sha256(e.s), 'hex'), " \
-        "  'secret', CASE WHEN " t ".state = 'finished' OR e.n < cardinality(" t ".secrets) " \
-        "                 THEN encode(e.s, 'hex') END) ORDER BY e.n) " \
-        " FROM unnest(" t ".secrets) WITH ORDINALITY e(s, n))"
+ * and for every epoch before the current one (tour_secret_revealed,
+ * tournament/states.h).  No reply, event or log line holds a secret before
+ * that.  The secrets are drawn by organiser/draws.h. */
 
 /* What the next call of stage match $2 of tournament $1 needs: one row of
  * the current secret (hex), its epoch and the call's attempt (1 + the
- * calls made before). */
+ * calls made before).  The same read as store_tournaments_next_call()
+ * (store/tournaments.h), which replaces it once its caller moves to it. */
 extern const char tour_next_call_sql[];
 
-/* The secret of epoch (>= 1) of a tournament, as hex for the database:
- * drawn by the kernel for a competitive one, else from its seed.  0 or
- * -errno. */
-int tour_secret_new(bool competitive, uint64_t seed, uint32_t epoch, char ret_hex[SEED_HEX_LEN + 1]);
-/* A competitive tournament's own seed (its stages' draws) from its first
- * secret, hex.  0 or -EINVAL. */
-int tour_tournament_seed(const char *secret_hex, uint64_t *ret);
 /* The deck seed of attempt (>= 1) of stage match stage_match of
- * tournament, from the secret in hex as tour_next_call_sql gives it.  0 or
- * -EINVAL. */
+ * tournament, from the secret in hex as tour_next_call_sql gives it
+ * (org_call_seed, organiser/draws.h).  0 or -EINVAL. */
 int tour_call_seed(const char *secret_hex, int64_t tournament, int64_t stage_match, int attempt, uint64_t *ret);
 
 #endif
