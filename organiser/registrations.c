@@ -223,9 +223,11 @@ static void on_change_facts(void *userdata, const struct store_registration_fact
                         reg_refuse(c, ORG_CONFLICT, "the player is %s", tour_reg_status_name(status));
                         return;
                 }
-                /* once the first stage has started, a check-in adds the
-                 * player to no stage */
-                q = store_registrations_check_in(c->store, c->tournament, c->player, f->checked_in, false, &expect,
+                /* arriving for the first time while a stage that takes late
+                 * entries runs: a late entry into it, as registering now
+                 * would be; a second check-in changes nothing */
+                bool join = !f->checked_in && !f->in_running_stage && late == TOUR_LATE_JOINS;
+                q = store_registrations_check_in(c->store, c->tournament, c->player, f->checked_in, join, &expect,
                                                  c->who, on_written, c);
         } else {
                 if (!tour_state_drop_open(state)) {

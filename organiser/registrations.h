@@ -4,12 +4,16 @@
  *
  * The rules are tournament/states.h's: registration is open in
  * registration, check_in and running; check-in in check_in and running;
- * drops until the tournament is finished; and late entry
- * (tour_late_entry): registered while it runs, a player is a late entry,
- * checked in at once, and added to the running stage when its format takes
- * late entries (409 when the running stage takes none).  A check-in once
- * the first stage has started adds the player to no stage.  A second
- * check-in changes nothing.
+ * drops until the tournament is finished; and one rule of late entry
+ * (tour_late_entry) for both ways a player can arrive once it runs:
+ *   - registered while it runs: a late entry, checked in at once, and
+ *     added to the running stage when its format takes late entries (409
+ *     when the running stage takes none);
+ *   - registered before, checked in for the first time while it runs:
+ *     added to the running stage as a late entry when its format takes
+ *     late entries, as a registration then would; otherwise only marked
+ *     present (a later stage takes the players of the one before).
+ * A second check-in changes nothing.
  *
  * Each call reads the facts (store_registrations_facts), decides, and
  * writes in one statement that holds only if the facts still do (the

@@ -9,10 +9,11 @@
  *   - registrations: who may register when, a player registered once, the
  *     door (check-in) opening with check_in, drops until the end;
  *   - late entry, one rule for both ways in: registered while a stage that
- *     takes late entries runs, or registered before and checked in then —
- *     either way a late entrant of that stage, in the same statement; a
- *     stage that takes none refuses a registration and only marks a
- *     check-in present.
+ *     takes late entries runs, or registered before and checked in then
+ *     for the first time — either way a late entrant of that stage, in the
+ *     same statement; a stage that takes none refuses a registration and
+ *     only marks a check-in present; before the first stage starts a
+ *     check-in is not late.
  * Stages are made, started and finished with plain SQL here: how they are
  * is the rounds' code, not this service's.
  */
@@ -331,21 +332,26 @@ static int64_t entrants(int64_t stage) {
         return sql_int64("SELECT coalesce(cardinality(entrants), 0) FROM stages WHERE id = %" PRId64, stage);
 }
 
-/* A tournament in running with players[0..n) registered and checked in and
- * a stage of format started with them; its id, the stage's in *ret_stage. */
-static int64_t running_with(const char *format, const int64_t *players, size_t n, int64_t *ret_stage) {
+/* A tournament in running with players[0..n) registered and checked in,
+ * absent[0..n_absent) registered only, and a stage of format, started with
+ * the checked-in players when start; its id, the stage's in *ret_stage. */
+static int64_t running_with(const char *format, const int64_t *players, size_t n, const int64_t *absent,
+                            size_t n_absent, bool start, int64_t *ret_stage) {
         struct got g = create(false, 7, NULL, 0);
         int64_t t = g.id;
 
         assert_int_equal(move(t, TOUR_STATE_REGISTRATION).outcome, ORG_DONE);
         for (size_t i = 0; i < n; i++)
                 assert_int_equal(reg(t, players[i], 0).outcome, ORG_DONE);
+        for (size_t i = 0; i < n_absent; i++)
+                assert_int_equal(reg(t, absent[i], 0).outcome, ORG_DONE);
         assert_int_equal(move(t, TOUR_STATE_CHECK_IN).outcome, ORG_DONE);
         for (size_t i = 0; i < n; i++)
                 assert_int_equal(change(t, players[i], ORG_CHECK_IN).outcome, ORG_DONE);
         *ret_stage = new_stage(t, 1, format);
         assert_int_equal(move(t, TOUR_STATE_RUNNING).outcome, ORG_DONE);
-        start_stage(*ret_stage);
+        if (start)
+                start_stage(*ret_stage);
         return t;
 }
 
@@ -551,7 +557,7 @@ static void a_registration_while_a_swiss_runs_is_a_late_entrant_of_it(void **sta
         for (int i = 0; i < 3; i++)
                 p[i] = new_player(unique_name("swiss"));
         late = new_player(unique_name("late"));
-        t = running_with("swiss", p, 3, &stage);
+        t = running_with("swiss", p, 3, NULL, 0, true, &stage);
         assert_int_equal(entrants(stage), 3);
 
         g = reg(t, late, 0);
@@ -571,7 +577,7 @@ static void a_stage_that_takes_no_late_entries_refuses_a_registration(void **sta
 
         p[0] = new_player(unique_name("cup"));
         p[1] = new_player(unique_name("cup"));
-        t = running_with("single_elimination", p, 2, &stage);
+        t = running_with("single_elimination", p, 2, NULL, 0, true, &stage);
         refused(reg(t, new_player(unique_name("late")), 0), ORG_CONFLICT,
                 "the running stage (single_elimination) takes no late entries");
         assert_int_equal(entrants(stage), 2);
@@ -587,6 +593,81 @@ static void a_stage_that_takes_no_late_entries_refuses_a_registration(void **sta
         assert_int_equal(entrants(stage), 2);
 }
 
+/* The gap check-in left: a player registered weeks ahead who arrives once
+ * the first stage has started was marked present and put in no stage, and
+ * could not register again as a late entry.  Now arriving is entering, by
+ * the one rule of late entry. */
+static void a_player_registered_before_who_arrives_while_a_swiss_runs_joins_it_late(void **state) {
+        int64_t p[3], arrives, t, stage;
+        struct got g;
+        (void) state;
+
+        for (int i = 0; i < 3; i++)
+                p[i] = new_player(unique_name("early"));
+        arrives = new_player(unique_name("arrives"));
+        t = running_with("swiss", p, 3, &arrives, 1, true, &stage);
+        assert_int_equal(entrants(stage), 3);
+        assert_false(entrant_of(stage, arrives));
+
+        g = change(t, arrives, ORG_CHECK_IN);
+        assert_int_equal(g.outcome, ORG_DONE);
+        assert_true(g.regs[0].checked_in);
+        assert_true(g.regs[0].late);
+        assert_int_equal(entrants(stage), 4);
+        assert_int_equal(sql_int64("SELECT entrants[4] FROM stages WHERE id = %" PRId64, stage), arrives);
+
+        /* checking in again changes nothing; nor does it for one who was
+         * there from the start */
+        g = change(t, arrives, ORG_CHECK_IN);
+        assert_int_equal(g.outcome, ORG_DONE);
+        assert_true(g.regs[0].late);
+        g = change(t, p[0], ORG_CHECK_IN);
+        assert_int_equal(g.outcome, ORG_DONE);
+        assert_false(g.regs[0].late);
+        assert_int_equal(entrants(stage), 4);
+
+        /* and registering him now is what it always was: registered already */
+        refused(reg(t, arrives, 0), ORG_CONFLICT, "player: already registered");
+}
+
+static void a_check_in_while_a_stage_that_takes_none_runs_only_marks_the_player_present(void **state) {
+        int64_t p[2], arrives, t, stage;
+        struct got g;
+        (void) state;
+
+        p[0] = new_player(unique_name("cup"));
+        p[1] = new_player(unique_name("cup"));
+        arrives = new_player(unique_name("arrives"));
+        t = running_with("double_elimination", p, 2, &arrives, 1, true, &stage);
+        g = change(t, arrives, ORG_CHECK_IN);
+        assert_int_equal(g.outcome, ORG_DONE);
+        assert_true(g.regs[0].checked_in);
+        assert_false(g.regs[0].late);
+        assert_int_equal(entrants(stage), 2);
+        assert_false(entrant_of(stage, arrives));
+}
+
+/* Running, the first stage not started yet: a check-in is not late, and
+ * the stage starts with the player. */
+static void a_check_in_before_the_first_stage_starts_is_not_late(void **state) {
+        int64_t p[2], arrives, t, stage;
+        struct got g;
+        (void) state;
+
+        p[0] = new_player(unique_name("early"));
+        p[1] = new_player(unique_name("early"));
+        arrives = new_player(unique_name("arrives"));
+        t = running_with("swiss", p, 2, &arrives, 1, false, &stage);
+        g = change(t, arrives, ORG_CHECK_IN);
+        assert_int_equal(g.outcome, ORG_DONE);
+        assert_true(g.regs[0].checked_in);
+        assert_false(g.regs[0].late);
+        assert_int_equal(entrants(stage), 0);
+        start_stage(stage);
+        assert_int_equal(entrants(stage), 3);
+        assert_true(entrant_of(stage, arrives));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(a_tournament_moves_only_along_the_arrows_with_what_each_needs),
@@ -595,6 +676,9 @@ int main(void) {
                 cmocka_unit_test(who_may_register_check_in_and_drop_and_when),
                 cmocka_unit_test(a_registration_while_a_swiss_runs_is_a_late_entrant_of_it),
                 cmocka_unit_test(a_stage_that_takes_no_late_entries_refuses_a_registration),
+                cmocka_unit_test(a_player_registered_before_who_arrives_while_a_swiss_runs_joins_it_late),
+                cmocka_unit_test(a_check_in_while_a_stage_that_takes_none_runs_only_marks_the_player_present),
+                cmocka_unit_test(a_check_in_before_the_first_stage_starts_is_not_late),
         };
 
         return cmocka_run_group_tests_name("the tournament service", tests, setup, teardown);
