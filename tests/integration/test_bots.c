@@ -213,14 +213,15 @@ static int setup(void **state) {
 
         const char *sim_args[] = { "--pads", "4", "--link", link_path, "--seed", "29", "--uid-base", UID_BASE,
                                    "--quiet", NULL };
-        padsim_start(&sim, sim_args);
-        start_daemon(0);
+        /* The tokens before the daemon, so that its first load has them:
+         * one made later is known only once its NOTIFY has been heard. */
         referee_token = create_token("referee", unique_name("referee"));
         assert_non_null(f = fopen(token_path, "w"));
         fprintf(f, "%s\n", referee_token);
         fclose(f);
-        assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
         char *admin = create_token("admin", unique_name("admin"));
+        padsim_start(&sim, sim_args);
+        start_daemon(0);
         assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
         struct http_reply r;
         snprintf(body, sizeof body, "{\"name\": \"%s\", \"seats\": [{\"seat\": 1, \"pad\": \"%s\"}, "
