@@ -13,7 +13,9 @@
  *     for the first time — either way a late entrant of that stage, in the
  *     same statement; a stage that takes none refuses a registration and
  *     only marks a check-in present; before the first stage starts a
- *     check-in is not late.
+ *     check-in is not late;
+ *   - the fair draws' calls: a call's seed shown once its match is over,
+ *     and what the next call of a stage match draws from.
  * Stages are made, started and finished with plain SQL here: how they are
  * is the rounds' code, not this service's.
  */
@@ -668,6 +670,118 @@ static void a_check_in_before_the_first_stage_starts_is_not_late(void **state) {
         assert_true(entrant_of(stage, arrives));
 }
 
+/* ---- calls ------------------------------------------------------------------------------ */
+
+struct calls_got {
+        struct wait w;
+        enum org_outcome outcome;
+        char detail[ORG_DETAIL_MAX];
+        size_t n;
+        struct store_call_row row;      /* the first; its text not kept */
+        char state[16];
+};
+
+static void on_calls(void *userdata, const struct org_result *r, const struct store_call_row *rows, size_t n) {
+        struct calls_got *g = userdata;
+
+        g->w.done = true;
+        g->outcome = r->outcome;
+        if (r->detail)
+                snprintf(g->detail, sizeof g->detail, "%s", r->detail);
+        g->n = n;
+        if (n) {
+                g->row = rows[0];
+                snprintf(g->state, sizeof g->state, "%s", rows[0].state);
+                g->row.state = g->row.called_at = NULL;
+        }
+}
+
+static struct calls_got calls(int64_t t) {
+        struct calls_got g = { 0 };
+
+        assert_int_equal(org_tournament_calls(store, t, on_calls, &g), 0);
+        wait_for(&g.w, "the calls");
+        return g;
+}
+
+struct next_got {
+        struct wait w;
+        size_t n;
+        int epoch, attempt;
+        char secret[SEED_HEX_LEN + 1];
+};
+
+static void on_next_call(void *userdata, const struct store_next_call *rows, size_t n,
+                         const struct store_error *failure, const char *error) {
+        struct next_got *g = userdata;
+
+        (void) error;
+        assert_null(failure);
+        g->w.done = true;
+        g->n = n;
+        if (n) {
+                g->epoch = rows[0].epoch;
+                g->attempt = rows[0].attempt;
+                snprintf(g->secret, sizeof g->secret, "%s", rows[0].secret);
+        }
+}
+
+static struct next_got next_call(int64_t t, int64_t stage_match) {
+        struct next_got g = { 0 };
+
+        assert_int_equal(store_tournaments_next_call(store, t, stage_match, on_next_call, &g), 0);
+        wait_for(&g.w, "the next call");
+        return g;
+}
+
+/* Each call of a stage match is a new deck from the current secret and the
+ * call's identity; the list shows a call's seed once its match is over. */
+static void a_calls_seed_shows_once_its_match_is_over_and_the_next_call_is_a_new_attempt(void **state) {
+        char secret[SEED_HEX_LEN + 1];
+        struct calls_got c;
+        struct next_got nc;
+        int64_t t, m;
+        (void) state;
+
+        t = create(false, 11, NULL, 0).id;
+        c = calls(987654321);
+        assert_int_equal(c.outcome, ORG_NOT_FOUND);
+        assert_string_equal(c.detail, "there is no tournament 987654321");
+        c = calls(t);
+        assert_int_equal(c.outcome, ORG_DONE);
+        assert_int_equal(c.n, 0);
+
+        assert_int_equal(org_secret_new(false, 11, 1, secret), 0);
+        nc = next_call(t, 5);
+        assert_int_equal(nc.n, 1);
+        assert_string_equal(nc.secret, secret);
+        assert_int_equal(nc.epoch, 1);
+        assert_int_equal(nc.attempt, 1);
+        assert_int_equal(next_call(987654321, 5).n, 0);
+
+        m = sql_int64("INSERT INTO matches (game, seed, config, seats, created_by) "
+                      "VALUES ('crash-pilot', 4242, '{}', '[]', 'test') RETURNING id");
+        sql("INSERT INTO match_calls (match_id, tournament_id, stage_match_id, attempt, epoch) "
+            "VALUES (%" PRId64 ", %" PRId64 ", 5, 1, 1)", m, t);
+        c = calls(t);
+        assert_int_equal(c.n, 1);
+        assert_int_equal(c.row.match_id, m);
+        assert_int_equal(c.row.stage_match_id, 5);
+        assert_int_equal(c.row.attempt, 1);
+        assert_int_equal(c.row.epoch, 1);
+        assert_string_equal(c.state, "ready");
+        assert_false(c.row.has_seed);
+        assert_int_equal(c.row.seed, 0);
+        assert_int_equal(next_call(t, 5).attempt, 2);
+        assert_int_equal(next_call(t, 6).attempt, 1);
+
+        sql("UPDATE matches SET state = 'aborted' WHERE id = %" PRId64, m);
+        c = calls(t);
+        assert_string_equal(c.state, "aborted");
+        assert_true(c.row.has_seed);
+        assert_int_equal(c.row.seed, 4242);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(a_tournament_moves_only_along_the_arrows_with_what_each_needs),
@@ -679,6 +793,7 @@ int main(void) {
                 cmocka_unit_test(a_player_registered_before_who_arrives_while_a_swiss_runs_joins_it_late),
                 cmocka_unit_test(a_check_in_while_a_stage_that_takes_none_runs_only_marks_the_player_present),
                 cmocka_unit_test(a_check_in_before_the_first_stage_starts_is_not_late),
+                cmocka_unit_test(a_calls_seed_shows_once_its_match_is_over_and_the_next_call_is_a_new_attempt),
         };
 
         return cmocka_run_group_tests_name("the tournament service", tests, setup, teardown);
