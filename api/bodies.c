@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -643,7 +644,7 @@ int body_stage(json_t *body, struct body_stage *ret, json_t **ret_problem) {
         if (!json_is_object(body) || !json_is_string(format))
                 return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "send {\"format\": \"pod_swiss\", \"config\": "
                             "{\"rounds\": 3, \"table_size\": 4}, \"advance\": null}");
-        if (stage_config_from_json(json_string_value(format), config, &ret->cfg, err, sizeof err) < 0)
+        if (org_stage_config_from_json(json_string_value(format), config, &ret->cfg, err, sizeof err) < 0)
                 return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "%s", err);
         if (tour_stage_config_check(&ret->cfg, BODY_STAGE_CHECK_FIELD, &e) < 0 && !strstr(e.text, "n_entrants"))
                 return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "config.%s", e.text);
@@ -700,12 +701,46 @@ int body_correction(json_t *body, struct body_correction *ret, json_t **ret_prob
         return 0;
 }
 
-int body_results(const struct stage_data *d, size_t i, json_t *results, struct tour_result *ret,
-                 json_t **ret_problem) {
-        char err[256];
+int body_results(json_t *results, struct org_result_entry *ret, size_t cap, size_t *ret_n, json_t **ret_problem) {
+        json_t *it;
+        size_t k;
 
         *ret_problem = NULL;
-        if (stage_data_result_from_json(d, i, results, ret, err, sizeof err) < 0)
-                return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "%s", err);
+        *ret_n = 0;
+        if (!json_is_array(results) || json_array_size(results) > cap)
+                return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "results: must list each of the match's players once");
+        json_array_foreach(results, k, it) {
+                json_t *player = json_object_get(it, "player"), *rank = json_object_get(it, "rank"),
+                       *score = json_object_get(it, "score"), *forfeit = json_object_get(it, "forfeit");
+
+                if (json_is_object(it)) {
+                        const char *key;
+                        json_t *v;
+
+                        json_object_foreach(it, key, v)
+                                if (strcmp(key, "player") != 0 && strcmp(key, "rank") != 0 &&
+                                    strcmp(key, "score") != 0 && strcmp(key, "forfeit") != 0)
+                                        return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "results[%zu].%.32s: no such "
+                                                    "member (player, rank, score, forfeit)", k, key);
+                }
+                if (!json_is_object(it) || !json_is_integer(player))
+                        return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "results[%zu].player: must be a player id "
+                                    "of the match", k);
+                if (!json_is_integer(rank) || json_integer_value(rank) < 1 || json_integer_value(rank) > TOUR_MAX_SEATS)
+                        return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "results[%zu].rank: must be 1 (first) to the "
+                                    "number of players", k);
+                if (score && !json_is_null(score) && (!json_is_number(score) || !isfinite(json_number_value(score))))
+                        return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "results[%zu].score: must be a number", k);
+                if (forfeit && !json_is_boolean(forfeit))
+                        return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "results[%zu].forfeit: must be true or false",
+                                    k);
+                ret[k] = (struct org_result_entry) {
+                        .player = json_integer_value(player),
+                        .rank = (int) json_integer_value(rank),
+                        .score = json_is_number(score) ? json_number_value(score) : 0,
+                        .forfeit = json_is_true(forfeit),
+                };
+        }
+        *ret_n = json_array_size(results);
         return 0;
 }

@@ -34,9 +34,9 @@
 
 #include "api/auth.h"
 #include "api/router.h"
-#include "api/stage_data.h"
 #include "engine/engine.h"
 #include "match/match.h"
+#include "organiser/stage.h"
 
 /* How many venue tables a tournament may list. */
 #define BODY_TOURNAMENT_TABLES_MAX      64
@@ -169,7 +169,8 @@ int body_stage(json_t *body, struct body_stage *ret, json_t **ret_problem);
 int body_call(json_t *body, int64_t *ret_table, json_t **ret_problem);
 
 /* POST .../matches/{match}/result {results}: the shape; the results are
- * read against the stage's snapshot by body_results(). */
+ * decoded by body_results(), and judged against the match by the
+ * tournament service (org_stage_result_check, organiser/stage.h). */
 int body_result(json_t *body, json_t **ret_problem);
 /* POST .../matches/{match}/corrections {results, reason, reset}. */
 struct body_correction {
@@ -177,8 +178,11 @@ struct body_correction {
         bool reset;
 };
 int body_correction(json_t *body, struct body_correction *ret, json_t **ret_problem);
-/* The results of stored match i of stage d (stage_data_result_from_json). */
-int body_results(const struct stage_data *d, size_t i, json_t *results, struct tour_result *ret,
-                 json_t **ret_problem);
+/* The results member, [{player, rank, score?, forfeit?}], into
+ * ret[0..*ret_n) in the order sent: each an object of those members alone,
+ * player a whole number, rank a whole number from 1, score a finite number
+ * or null (0), forfeit true or false; at most cap of them.  Which players,
+ * how many and which ranks the match takes is the service's to say. */
+int body_results(json_t *results, struct org_result_entry *ret, size_t cap, size_t *ret_n, json_t **ret_problem);
 
 #endif

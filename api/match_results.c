@@ -1,11 +1,15 @@
 /* api/match_results.c — one stage match: calling it to a table as a live
- * match, entering its result, correcting it.
+ * match, entering its result, correcting it (the tournament service's
+ * organiser/results.h), reading it and the corrections
+ * (store/stage_matches.h), and the results the database records itself
+ * when a live match finishes.
  *
  * A correction (POST .../matches/{mid}/corrections) of a result that later
  * matches were paired from: 409 listing those already played (or called)
- * unless the request says reset: true (admin only); then they and every
- * other match made from the old result are deleted and paired again by the
- * next POST .../rounds.  Unplayed dependents are deleted silently.
+ * unless the request says reset: true (admin only: 403 otherwise); then
+ * they and every other match made from the old result are deleted and
+ * paired again by the next POST .../rounds.  Unplayed dependents are
+ * deleted silently.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,92 +19,79 @@
 #include <microhttpd.h>
 
 #include "api/bodies.h"
+#include "api/failures.h"
 #include "api/handlers.h"
 #include "api/problem.h"
-#include "api/stage_request.h"
+#include "api/stage_json.h"
+#include "api/tournaments.h"
 #include "common/log.h"
+#include "organiser/results.h"
+#include "store/stage_matches.h"
 
-/* The snapshot of the stage holding c->match, then the index of the match
- * in it, or -1 after replying 404. */
-static int match_index(struct stage_req *c, const PGresult *res, const char *error) {
-        char none[96];
-        int i;
+/* A request about one stage match. */
+struct match_ctx {
+        struct api_request *req;
+        int64_t id, match;
+        struct org_call_made made;      /* a call: its identity, then its runtime match */
+};
 
-        snprintf(none, sizeof none, "tournament %" PRId64 " has no match %" PRId64, c->id, c->match);
-        if (!stage_req_snapshot(c, res, error, none))
-                return -1;
-        i = stage_data_match(&c->d, c->match);
-        if (i < 0) {
-                api_reply_problem(c->req, MHD_HTTP_NOT_FOUND, "%s", none);
-                stage_req_free(c);
-        }
-        return i;
+static struct match_ctx *match_ctx_new(struct api_request *req, int64_t id, int64_t match) {
+        struct match_ctx *c = calloc(1, sizeof *c);
+
+        if (!c)
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+        else
+                *c = (struct match_ctx) { .req = req, .id = id, .match = match };
+        return c;
 }
 
-static void on_match_row(void *userdata, const PGresult *res, const char *error, const char *event) {
-        struct stage_req *c = userdata;
+static bool parse_ids(struct api_request *req, long long *ret_id, long long *ret_match) {
+        return id_param(req, "id", ret_id) && id_param(req, "match", ret_match);
+}
+
+/* result_recorded for stage match m (and the standings refreshed). */
+static void publish_result(const struct api_deps *deps, const struct store_stage_match_row *m, bool correction) {
+        tour_event(deps, m->tournament, "result_recorded",
+                   json_pack("{s:I, s:i, s:i, s:o, s:b}", "match", (json_int_t) m->id, "stage", m->stage, "round",
+                             m->round, "result", stage_stored_json(m->result), "correction", correction));
+        tour_refresh(deps, m->tournament, false);
+}
+
+/* ---- calling ------------------------------------------------------------------ */
+
+static void on_called(void *userdata, const struct org_result *result, const struct store_stage_match_row *m) {
+        struct match_ctx *c = userdata;
         json_t *j;
 
-        if (!res || PQntuples(res) == 0) {
-                if (res)
-                        api_reply_problem(c->req, MHD_HTTP_CONFLICT, "the match changed meanwhile; GET it and retry");
-                else
-                        api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "updating the match failed: %s",
-                                          error);
-                stage_req_free(c);
+        if (tour_reply_outcome(c->req, result, "recording the call")) {
+                free(c);
                 return;
         }
-        j = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
-        if (!j) {
-                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the match is not JSON");
-                stage_req_free(c);
-                return;
-        }
-        if (strcmp(event, "match_called") == 0)
-                tour_event(c->req->deps, c->id, event,
-                           json_pack("{s:O, s:O, s:O, s:O}", "match", json_object_get(j, "id"), "table",
-                                     json_object_get(j, "table"), "participants", json_object_get(j, "participants"),
-                                     "runtime_match", json_object_get(j, "match")));
-        else
-                tour_event(c->req->deps, c->id, "result_recorded",
-                           json_pack("{s:O, s:O, s:O, s:O, s:b}", "match", json_object_get(j, "id"), "stage",
-                                     json_object_get(j, "stage"), "round", json_object_get(j, "round"), "result",
-                                     json_object_get(j, "result"), "correction", strcmp(event, "correction") == 0));
-        if (strcmp(event, "match_called") != 0)
-                tour_refresh(c->req->deps, c->id, false);
+        j = stage_match_json(m);
+        tour_event(c->req->deps, c->id, "match_called",
+                   json_pack("{s:O, s:O, s:O, s:O}", "match", json_object_get(j, "id"), "table",
+                             json_object_get(j, "table"), "participants", json_object_get(j, "participants"),
+                             "runtime_match", json_object_get(j, "match")));
         api_reply_json(c->req, MHD_HTTP_OK, j);
-        stage_req_free(c);
-}
-
-static void on_called(void *userdata, const PGresult *res, const char *error) {
-        on_match_row(userdata, res, error, "match_called");
+        free(c);
 }
 
 static void on_runtime_created(void *userdata, json_t *match) {
-        struct stage_req *c = userdata;
-        char id_s[24], match_s[24], table_s[24];
+        struct match_ctx *c = userdata;
+        json_t *table = json_object_get(match, "table");
+        int r;
 
         if (!match) {                   /* the request has its answer */
-                stage_req_free(c);
+                free(c);
                 return;
         }
-        snprintf(id_s, sizeof id_s, "%" PRId64, c->match);
-        snprintf(match_s, sizeof match_s, "%" PRId64, (int64_t) json_integer_value(json_object_get(match, "id")));
-        snprintf(table_s, sizeof table_s, "%" PRId64, (int64_t) json_integer_value(json_object_get(match, "table")));
-        char tournament_s[24], attempt_s[16], epoch_s[16];
-        snprintf(tournament_s, sizeof tournament_s, "%" PRId64, c->id);
-        snprintf(attempt_s, sizeof attempt_s, "%d", c->attempt);
-        snprintf(epoch_s, sizeof epoch_s, "%d", c->epoch);
-        const char *p[] = { id_s, match_s, json_is_integer(json_object_get(match, "table")) ? table_s : NULL,
-                            tournament_s, attempt_s, epoch_s };
-        /* the call goes on record with the identity its seed came from */
-        stage_req_query(c,
-              "WITH m AS (UPDATE stage_matches SET match_id = $2::bigint, table_id = coalesce($3::bigint, table_id), "
-              "             state = 'called' WHERE id = $1 AND state = 'pending' RETURNING *), "
-              "     c AS (INSERT INTO match_calls (match_id, tournament_id, stage_match_id, attempt, epoch) "
-              "           SELECT $2::bigint, $4::bigint, m.id, $5::int, $6::int FROM m) "
-              "SELECT " STAGE_MATCH_JSON("m") " FROM m JOIN stages s ON s.id = m.stage_id",
-              6, p, on_called);
+        c->made.runtime_match = json_integer_value(json_object_get(match, "id"));
+        c->made.table = json_is_integer(table) ? json_integer_value(table) : 0;
+        r = org_call_record(c->req->deps->store, &c->made, on_called, c);
+        if (r < 0) {
+                reply_store_error(c->req, r);
+                free(c);
+        }
 }
 
 /* Whether the runtime is there to call matches into (else a 503). */
@@ -111,86 +102,44 @@ static bool req_has_matches(struct api_request *req) {
         return false;
 }
 
-static void on_call_identity(void *userdata, const PGresult *res, const char *error);
-
-static void on_call_snapshot(void *userdata, const PGresult *res, const char *error) {
-        struct stage_req *c = userdata;
-        int i = match_index(c, res, error);
-
-        if (i < 0)
-                return;
-        if (strcmp(c->d.tournament_state, "running") != 0) {
-                api_reply_problem(c->req, MHD_HTTP_CONFLICT, "the tournament is %s: matches are called while it "
-                                  "is running", c->d.tournament_state);
-                stage_req_free(c);
-                return;
-        }
-        if (strcmp(c->d.match_states[i], "pending") != 0) {
-                api_reply_problem(c->req, MHD_HTTP_CONFLICT, "match %" PRId64 " is %s already", c->match,
-                                  c->d.match_states[i]);
-                stage_req_free(c);
-                return;
-        }
-        if (!req_has_matches(c->req)) {
-                stage_req_free(c);
-                return;
-        }
-        char id_s[24], match_s[24];
-        snprintf(id_s, sizeof id_s, "%" PRId64, c->id);
-        snprintf(match_s, sizeof match_s, "%" PRId64, c->match);
-        const char *p[] = { id_s, match_s };
-        stage_req_query(c, tour_next_call_sql, 2, p, on_call_identity);
-}
-
-/* The call's seed, from the tournament's current secret and the call's
- * identity (tournaments.h, "Fair draws"); then the live match. */
-static void on_call_identity(void *userdata, const PGresult *res, const char *error) {
-        struct stage_req *c = userdata;
+/* The call may be made: the live match, from what the service says it is
+ * made of. */
+static void on_call_prepared(void *userdata, const struct org_result *result, const struct org_call *call) {
+        struct match_ctx *c = userdata;
         json_t *table = json_object_get(c->req->body, "table"), *players, *spec;
-        int i = stage_data_match(&c->d, c->match);
-        uint64_t seed;
+        int r;
 
-        if (!res || PQntuples(res) != 1 || i < 0) {
-                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the tournament's secret failed: %s",
-                                  res ? "the tournament is gone" : error);
-                stage_req_free(c);
+        if (tour_reply_outcome(c->req, result, "reading the tournament's secret") || !req_has_matches(c->req)) {
+                free(c);
                 return;
         }
-        c->epoch = atoi(PQgetvalue(res, 0, 1));
-        c->attempt = atoi(PQgetvalue(res, 0, 2));
-        if (tour_call_seed(PQgetvalue(res, 0, 0), c->id, c->match, c->attempt, &seed) < 0) {
-                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the tournament's secret is damaged");
-                stage_req_free(c);
-                return;
-        }
+        c->made = (struct org_call_made) { .tournament = c->id, .stage_match = c->match, .attempt = call->attempt,
+                                           .epoch = call->epoch };
         players = json_array();
-        for (int k = 0; k < c->d.matches[i].n; k++)
-                json_array_append_new(players, json_string(c->d.names[c->d.matches[i].entrant[k]]));
-        spec = json_pack("{s:s, s:o, s:o, s:I, s:O, s:O?}", "game", c->d.game, "table",
+        for (size_t k = 0; k < call->n_players; k++)
+                json_array_append_new(players, json_string(call->players[k]));
+        spec = json_pack("{s:s, s:o, s:o, s:I, s:O, s:O?}", "game", call->game, "table",
                          json_is_integer(table) ? json_incref(table)
-                         : c->d.match_tables[i] ? json_integer(c->d.match_tables[i]) : json_null(),
-                         "players", players, "seed", (json_int_t) seed, "config", c->d.match_config,
-                         "confirm", c->d.confirm);
+                         : call->table ? json_integer((json_int_t) call->table) : json_null(),
+                         "players", players, "seed", (json_int_t) call->seed, "config", call->config,
+                         "confirm", call->confirm);
         if (!spec) {
                 api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-                stage_req_free(c);
+                free(c);
                 return;
         }
-        int r = api_match_create_for(c->req, spec, on_runtime_created, c);
+        r = api_match_create_for(c->req, spec, on_runtime_created, c);
         json_decref(spec);
         if (r < 0)
-                stage_req_free(c);
-}
-
-static bool parse_ids(struct api_request *req, long long *ret_id, long long *ret_match) {
-        return id_param(req, "id", ret_id) && id_param(req, "match", ret_match);
+                free(c);
 }
 
 void handle_tournament_match_call(struct api_request *req) {
-        struct stage_req *c;
+        struct match_ctx *c;
         long long id, mid;
         json_t *problem;
         int64_t table;
+        int r;
 
         if (!parse_ids(req, &id, &mid))
                 return;
@@ -199,8 +148,28 @@ void handle_tournament_match_call(struct api_request *req) {
                 api_reply_problem_json(req, problem);
                 return;
         }
-        if ((c = stage_req_new(req, id, mid)))
-                stage_req_load(c, 0, on_call_snapshot);
+        if (!(c = match_ctx_new(req, id, mid)))
+                return;
+        r = org_call_prepare(req->deps->store, id, mid, on_call_prepared, c);
+        if (r < 0) {
+                free(c);
+                reply_store_error(req, r);
+        }
+}
+
+/* ---- reading ----------------------------------------------------------------- */
+
+static void on_match(void *userdata, const struct store_stage_match_row *rows, size_t n,
+                     const struct store_error *failure, const char *error) {
+        struct api_request *req = userdata;
+
+        if (failure)
+                api_reply_store_failed(req, failure, "the match", error);
+        else if (n == 0)
+                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no tournament %s",
+                                  route_param(&req->match, "id"));
+        else
+                api_reply_json(req, MHD_HTTP_OK, stage_match_json(&rows[0]));
 }
 
 void handle_tournament_match_get(struct api_request *req) {
@@ -209,222 +178,140 @@ void handle_tournament_match_get(struct api_request *req) {
 
         if (!parse_ids(req, &id, &mid))
                 return;
-        const char *p[] = { route_param(&req->match, "id"), route_param(&req->match, "match") };
-        r = store_query(req->deps->store,
-                        "SELECT " STAGE_MATCH_JSON("m") " FROM stage_matches m JOIN stages s ON s.id = m.stage_id "
-                        "WHERE s.tournament_id = $1 AND m.id = $2", 2, p, tour_on_row, req);
+        r = store_stage_matches_get(req->deps->store, id, mid, on_match, req);
         if (r < 0)
                 reply_store_error(req, r);
 }
 
-static void on_result_stored(void *userdata, const PGresult *res, const char *error) {
-        on_match_row(userdata, res, error, "result");
-}
+/* ---- results -------------------------------------------------------------------- */
 
-static void on_correction_stored(void *userdata, const PGresult *res, const char *error) {
-        on_match_row(userdata, res, error, "correction");
-}
+static void on_result(void *userdata, const struct org_result *result, const struct store_stage_match_row *m) {
+        struct match_ctx *c = userdata;
 
-/* The results member as a stored result of match i; replies 400 and frees
- * c on error. */
-static char *result_text(struct stage_req *c, int i) {
-        struct tour_result r;
-        json_t *problem;
-        char *text;
-
-        if (body_results(&c->d, (size_t) i, json_object_get(c->req->body, "results"), &r, &problem) < 0) {
-                api_reply_problem_json(c->req, problem);
-                stage_req_free(c);
-                return NULL;
+        if (!tour_reply_outcome(c->req, result, "recording the result")) {
+                publish_result(c->req->deps, m, false);
+                api_reply_json(c->req, MHD_HTTP_OK, stage_match_json(m));
         }
-        json_t *j = stage_data_result_json(&c->d, &r);
-        text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-        json_decref(j);
-        if (!text) {
-                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-                stage_req_free(c);
-        }
-        return text;
-}
-
-static void on_result_snapshot(void *userdata, const PGresult *res, const char *error) {
-        struct stage_req *c = userdata;
-        char id_s[24], *text;
-        int i = match_index(c, res, error);
-
-        if (i < 0)
-                return;
-        if (c->d.matches[i].done) {
-                api_reply_problem(c->req, MHD_HTTP_CONFLICT, "match %" PRId64 " has its result; change it with "
-                                  "POST .../matches/%" PRId64 "/corrections and a reason", c->match, c->match);
-                stage_req_free(c);
-                return;
-        }
-        if (strcmp(c->d.tournament_state, "running") != 0) {
-                api_reply_problem(c->req, MHD_HTTP_CONFLICT, "the tournament is %s: results are entered while it "
-                                  "is running", c->d.tournament_state);
-                stage_req_free(c);
-                return;
-        }
-        if (c->d.runtime[i]) {
-                api_reply_problem(c->req, MHD_HTTP_CONFLICT, "match %" PRId64 " is being played as live match %"
-                                  PRId64 ": its result comes from there (abort that match first to enter one by "
-                                  "hand)", c->match, c->d.runtime[i]);
-                stage_req_free(c);
-                return;
-        }
-        if (!(text = result_text(c, i)))
-                return;
-        snprintf(id_s, sizeof id_s, "%" PRId64, c->match);
-        const char *p[] = { id_s, text, c->req->token_name };
-        stage_req_query(c,
-              "WITH m AS (UPDATE stage_matches SET result = $2::jsonb, state = 'done', recorded_at = now(), "
-              "             recorded_by = $3 WHERE id = $1 AND state <> 'done' RETURNING *) "
-              "SELECT " STAGE_MATCH_JSON("m") " FROM m JOIN stages s ON s.id = m.stage_id",
-              3, p, on_result_stored);
-        free(text);
+        free(c);
 }
 
 void handle_tournament_match_result(struct api_request *req) {
-        struct stage_req *c;
+        struct org_result_entry entries[TOUR_MAX_SEATS];
+        struct match_ctx *c;
         long long id, mid;
         json_t *problem;
+        size_t n;
+        int r;
 
         if (!parse_ids(req, &id, &mid))
                 return;
-        if (body_result(req->body, &problem) < 0) {
+        if (body_result(req->body, &problem) < 0 ||
+            body_results(json_object_get(req->body, "results"), entries, TOUR_MAX_SEATS, &n, &problem) < 0) {
                 api_reply_problem_json(req, problem);
                 return;
         }
-        if ((c = stage_req_new(req, id, mid)))
-                stage_req_load(c, 0, on_result_snapshot);
+        if (!(c = match_ctx_new(req, id, mid)))
+                return;
+        r = org_result_enter(req->deps->store, id, mid, entries, n, req->token_name, on_result, c);
+        if (r < 0) {
+                free(c);
+                reply_store_error(req, r);
+        }
 }
 
-static void on_correction_snapshot(void *userdata, const PGresult *res, const char *error) {
-        struct stage_req *c = userdata;
-        struct api_request *req = c->req;
-        bool reset = json_is_true(json_object_get(req->body, "reset"));
-        struct tour_stage_error e = { "" };
-        char id_s[24], stage_s[24], round_s[24], *text, *reset_text;
-        int i = match_index(c, res, error), n_done, n_pending;
+static json_t *ids_json(const int64_t *ids, size_t n) {
+        json_t *a = json_array();
 
-        if (i < 0)
-                return;
-        if (!c->d.matches[i].done) {
-                api_reply_problem(req, MHD_HTTP_CONFLICT, "match %" PRId64 " has no result yet: POST "
-                                  ".../matches/%" PRId64 "/result", c->match, c->match);
-                stage_req_free(c);
-                return;
-        }
-        if (c->d.next_started) {
-                api_reply_problem(req, MHD_HTTP_CONFLICT, "stage %d has started from the standings of stage %d: "
-                                  "its results can no longer change", c->d.number + 1, c->d.number);
-                stage_req_free(c);
-                return;
-        }
-        size_t *deps = calloc(c->d.n_matches + 1, sizeof *deps);
-        if (!deps) {
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-                stage_req_free(c);
-                return;
-        }
-        json_t *blocking = json_array(), *all = json_array();
-        n_done = tour_stage_dependents(&c->d.in, (size_t) i, false, deps, c->d.n_matches, &e);
-        for (int k = 0; k < n_done; k++) {
-                json_array_append_new(blocking, json_integer(c->d.match_ids[deps[k]]));
-                json_array_append_new(all, json_integer(c->d.match_ids[deps[k]]));
-        }
-        n_pending = n_done < 0 ? n_done : tour_stage_dependents(&c->d.in, (size_t) i, true, deps, c->d.n_matches, &e);
-        int64_t live = 0, live_runtime = 0;
-        for (int k = 0; k < n_pending; k++) {
-                /* a called match is being played: as good as played, and
-                 * a reset may not pull it from under its players */
-                if (strcmp(c->d.match_states[deps[k]], "called") == 0) {
-                        json_array_append_new(blocking, json_integer(c->d.match_ids[deps[k]]));
-                        live = c->d.match_ids[deps[k]];
-                        live_runtime = c->d.runtime[deps[k]];
-                }
-                json_array_append_new(all, json_integer(c->d.match_ids[deps[k]]));
-        }
-        free(deps);
-        if (live && reset) {
-                api_reply_problem(req, MHD_HTTP_CONFLICT, "match %" PRId64 ", which depends on this result, is "
-                                  "being played as live match %" PRId64 ": abort it (POST /v1/matches/%" PRId64
-                                  "/abort) before resetting it", live, live_runtime, live_runtime);
-                goto fail;
-        }
-        if (n_done < 0 || n_pending < 0) {
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the stage cannot say what depends on "
-                                  "match %" PRId64 ": %s", c->match, e.text);
-                goto fail;
-        }
-        if (json_array_size(blocking) > 0 && !reset) {
-                json_t *p = problem_new(MHD_HTTP_CONFLICT, "later matches were paired from this result and have "
-                                        "been played or called (listed); send \"reset\": true to delete them and "
-                                        "pair them again");
-                problem_set(p, "matches", json_incref(blocking));
+        for (size_t i = 0; a && i < n; i++)
+                json_array_append_new(a, json_integer((json_int_t) ids[i]));
+        return a;
+}
+
+static void on_corrected(void *userdata, const struct org_result *result, const struct org_corrected *k) {
+        struct match_ctx *c = userdata;
+        struct api_request *req = c->req;
+        json_t *j;
+
+        if (result->outcome == ORG_CONFLICT && k->verdict == TOUR_CORRECTION_NEEDS_RESET) {
+                json_t *p = problem_new(MHD_HTTP_CONFLICT, "%s", result->detail);
+                problem_set(p, "matches", ids_json(k->blocking, k->n_blocking));
                 api_reply_problem_json(req, p);
-                goto fail;
+        } else if (result->outcome == ORG_CONFLICT && k->verdict == TOUR_CORRECTION_NOT_ALLOWED) {
+                api_reply_problem(req, MHD_HTTP_FORBIDDEN, "%s", result->detail);
+        } else if (!tour_reply_outcome(req, result, "recording the correction")) {
+                publish_result(req->deps, k->match, true);
+                j = stage_match_json(k->match);
+                /* the correction's members where the database's jsonb put them */
+                json_t *out = json_object();
+                const char *key;
+                json_t *v;
+                json_object_foreach(j, key, v) {
+                        if (strcmp(key, "round") == 0)
+                                json_object_set_new(out, "reset", ids_json(k->deleted, k->n_deleted));
+                        if (strcmp(key, "recorded_at") == 0)
+                                json_object_set_new(out, "correction", json_integer((json_int_t) k->correction));
+                        json_object_set(out, key, v);
+                }
+                json_decref(j);
+                api_reply_json(req, MHD_HTTP_OK, out);
         }
-        if (json_array_size(blocking) > 0 && req->role < AUTH_ROLE_ADMIN) {
-                api_reply_problem(req, MHD_HTTP_FORBIDDEN, "reset: deleting played matches needs an admin token");
-                goto fail;
-        }
-        if (!(text = result_text(c, i))) {
-                json_decref(blocking);
-                json_decref(all);
-                return;
-        }
-        reset_text = json_dumps(all, JSON_COMPACT);
-        snprintf(id_s, sizeof id_s, "%" PRId64, c->match);
-        snprintf(stage_s, sizeof stage_s, "%" PRId64, c->d.stage);
-        /* round formats pair every later round from the standings: their
-         * byes go with their matches */
-        snprintf(round_s, sizeof round_s, "%d", tour_format_round_based(c->d.cfg.format) ? c->d.matches[i].round
-                                                                                          : 1 << 30);
-        const char *p[] = { id_s, text, json_string_value(json_object_get(req->body, "reason")), reset_text,
-                            req->token_name, stage_s, round_s };
-        stage_req_query(c,
-              "WITH c AS (INSERT INTO corrections (stage_match_id, tournament_id, before, after, reason, reset, who) "
-              "           SELECT m.id, (SELECT tournament_id FROM stages WHERE id = $6), m.result, $2::jsonb, $3, "
-              "                  array(SELECT jsonb_array_elements_text($4::jsonb)::bigint), $5 "
-              "           FROM stage_matches m WHERE m.id = $1 AND m.state = 'done' RETURNING *), "
-              "     d AS (DELETE FROM stage_matches WHERE id IN (SELECT jsonb_array_elements_text($4::jsonb)::bigint) "
-              "           AND EXISTS (SELECT 1 FROM c) RETURNING id), "
-              "     b AS (DELETE FROM stage_byes WHERE stage_id = $6 AND round > $7::int AND EXISTS (SELECT 1 FROM c) "
-              "           RETURNING round), "
-              "     st AS (UPDATE stages SET state = 'running' WHERE id = $6 AND state = 'finished' "
-              "            AND jsonb_array_length($4::jsonb) > 0 AND EXISTS (SELECT 1 FROM c) RETURNING id), "
-              "     m AS (UPDATE stage_matches SET result = $2::jsonb "
-              "           WHERE id = $1 AND EXISTS (SELECT 1 FROM c) RETURNING *) "
-              "SELECT " STAGE_MATCH_JSON("m") " || jsonb_build_object('correction', (SELECT c.id FROM c), "
-              "       'reset', $4::jsonb) FROM m JOIN stages s ON s.id = m.stage_id",
-              7, p, on_correction_stored);
-        free(text);
-        free(reset_text);
-        json_decref(blocking);
-        json_decref(all);
-        return;
-fail:
-        json_decref(blocking);
-        json_decref(all);
-        stage_req_free(c);
+        free(c);
 }
 
 void handle_tournament_match_correct(struct api_request *req) {
+        struct org_result_entry entries[TOUR_MAX_SEATS];
         struct body_correction b;
-        struct stage_req *c;
+        struct match_ctx *c;
         long long id, mid;
         json_t *problem;
+        size_t n;
+        int r;
 
         if (!parse_ids(req, &id, &mid))
                 return;
-        if (body_correction(req->body, &b, &problem) < 0) {
+        if (body_correction(req->body, &b, &problem) < 0 ||
+            body_results(json_object_get(req->body, "results"), entries, TOUR_MAX_SEATS, &n, &problem) < 0) {
                 api_reply_problem_json(req, problem);
                 return;
         }
-        if ((c = stage_req_new(req, id, mid)))
-                stage_req_load(c, 0, on_correction_snapshot);
+        if (!(c = match_ctx_new(req, id, mid)))
+                return;
+        struct org_correction k = {
+                .tournament = id, .stage_match = mid, .entries = entries, .n_entries = n, .reason = b.reason,
+                .reset = b.reset, .may_delete_played = req->role >= AUTH_ROLE_ADMIN, .who = req->token_name,
+        };
+        r = org_result_correct(req->deps->store, &k, on_corrected, c);
+        if (r < 0) {
+                free(c);
+                reply_store_error(req, r);
+        }
+}
+
+static void on_corrections(void *userdata, bool found, const struct store_correction_row *rows, size_t n,
+                           const struct store_error *failure, const char *error) {
+        struct api_request *req = userdata;
+        json_t *items;
+
+        if (failure) {
+                api_reply_store_failed(req, failure, "the corrections", error);
+                return;
+        }
+        if (!found) {
+                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no tournament %s",
+                                  route_param(&req->match, "id"));
+                return;
+        }
+        items = json_array();
+        for (size_t i = 0; i < n; i++) {
+                const struct store_correction_row *k = &rows[i];
+                json_array_append_new(items, json_pack("{s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:s}", "at", k->at, "id",
+                                                       (json_int_t) k->id, "who", k->who, "after",
+                                                       stage_stored_json(k->after), "match",
+                                                       k->match ? json_integer((json_int_t) k->match) : json_null(),
+                                                       "reset", ids_json(k->reset, k->n_reset), "before",
+                                                       stage_stored_json(k->before), "reason", k->reason));
+        }
+        api_reply_json(req, MHD_HTTP_OK, json_pack("{s:o}", "items", items));
 }
 
 void handle_tournament_corrections(struct api_request *req) {
@@ -433,14 +320,35 @@ void handle_tournament_corrections(struct api_request *req) {
 
         if (!id_param(req, "id", &id))
                 return;
-        const char *p[] = { route_param(&req->match, "id") };
-        r = store_query(req->deps->store,
-                        "SELECT CASE WHEN EXISTS (SELECT 1 FROM tournaments WHERE id = $1) THEN "
-                        "  jsonb_build_object('items', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', c.id, "
-                        "    'match', c.stage_match_id, 'before', c.before, 'after', c.after, 'reason', c.reason, "
-                        "    'reset', to_jsonb(c.reset), 'who', c.who, 'at', " TOUR_TIME("c.at") ") ORDER BY c.id), "
-                        "    '[]'::jsonb) FROM corrections c WHERE c.tournament_id = $1)) END",
-                        1, p, tour_on_row, req);
+        r = store_corrections_list(req->deps->store, id, on_corrections, req);
         if (r < 0)
                 reply_store_error(req, r);
+}
+
+/* ---- results the database records itself --------------------------------------- */
+
+static void on_handed_over(void *userdata, const struct org_result *result, const struct store_stage_match_row *m) {
+        const struct api_deps *deps = userdata;
+
+        if (result->outcome != ORG_DONE) {
+                log_warning("a result recorded by a finished match could not be read: %s",
+                            result->detail ? result->detail : result->error ? result->error : "failed");
+                return;
+        }
+        tour_event(deps, m->tournament, "result_recorded",
+                   json_pack("{s:I, s:i, s:i, s:o, s:b, s:I, s:o}", "match", (json_int_t) m->id, "round", m->round,
+                             "stage", m->stage, "result", stage_stored_json(m->result), "correction", false,
+                             "tournament", (json_int_t) m->tournament, "runtime_match",
+                             m->match ? json_integer((json_int_t) m->match) : json_null()));
+        tour_refresh(deps, m->tournament, false);
+}
+
+static void on_result_notify(void *userdata, const char *channel, const char *payload) {
+        (void) channel;
+        if (org_result_handed_over(((const struct api_deps *) userdata)->store, payload, on_handed_over, userdata) < 0)
+                log_warning("the result of stage match %s could not be published", payload);
+}
+
+int api_tournaments_watch(const struct api_deps *deps) {
+        return store_listen(deps->store, STORE_RESULTS_CHANNEL, on_result_notify, (void *) deps);
 }

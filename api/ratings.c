@@ -1,5 +1,4 @@
-/* api/ratings.c — ratings and leaderboards, and the caches a result
- * refreshes.
+/* api/ratings.c — ratings and leaderboards.
  *
  * Every player has, per game, an OpenSkill (Weng-Lin Plackett-Luce) rating
  * from every tournament match, and a Glicko-2 rating from the duels
@@ -21,7 +20,6 @@
 
 #include "api/handlers.h"
 #include "api/sse.h"
-#include "api/stage_data.h"
 #include "api/tournaments.h"
 #include "common/log.h"
 #include "engine/engine.h"
@@ -66,149 +64,6 @@ void api_ratings_changed(struct sse_hub *hub, const char *game) {
         if (sse_publish(hub, topic, "ratings_changed", json_pack("{s:s, s:s}", "kind", "ratings_changed", "game",
                                                                  game)) < 0)
                 log_warning("the ratings of %s: cannot publish ratings_changed", game);
-}
-
-/* ---- the caches -------------------------------------------------------------- */
-
-struct refresh_ctx {
-        const struct api_deps *deps;
-        int64_t id;
-        char game[64];
-        json_t *stages;                 /* numbers still to refresh */
-        size_t next;
-        bool ratings;                   /* the game's ratings too: recomputed from the results */
-};
-
-static void refresh_free(struct refresh_ctx *c) {
-        json_decref(c->stages);
-        free(c);
-}
-
-static void refresh_next_stage(struct refresh_ctx *c);
-
-static void on_cache_written(void *userdata, const PGresult *res, const char *error) {
-        (void) userdata;
-        if (!res)
-                log_warning("a tournament cache could not be written: %s", error);
-}
-
-static void on_stage_snapshot(void *userdata, const PGresult *res, const char *error) {
-        struct refresh_ctx *c = userdata;
-        struct stage_data d;
-        char err[256];
-        json_t *snap = res && PQntuples(res) == 1 ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL;
-
-        if (!snap || stage_data_parse(snap, &d, err, sizeof err) < 0) {
-                log_warning("the standings of tournament %" PRId64 " could not be refreshed: %s", c->id,
-                            snap ? err : error ? error : "no stage");
-                json_decref(snap);
-                stage_data_free(&d);
-                refresh_next_stage(c);
-                return;
-        }
-        json_decref(snap);
-        json_t *st = stage_data_standings(&d, err, sizeof err);
-        if (st) {
-                char *text = json_dumps(st, JSON_COMPACT), stage_s[24];
-                snprintf(stage_s, sizeof stage_s, "%" PRId64, d.stage);
-                const char *p[] = { stage_s, text };
-                if (text && store_query(c->deps->store, "UPDATE stages SET standings = $2::jsonb WHERE id = $1", 2,
-                                        p, on_cache_written, NULL) >= 0)
-                        tour_event(c->deps, c->id, "standings_changed", json_pack("{s:i}", "stage", d.number));
-                free(text);
-                json_decref(st);
-        } else {
-                log_warning("the standings of tournament %" PRId64 " stage %d: %s", c->id, d.number, err);
-        }
-        stage_data_free(&d);
-        refresh_next_stage(c);
-}
-
-static void refresh_next_stage(struct refresh_ctx *c) {
-        char id_s[24], num_s[24];
-
-        if (c->next >= json_array_size(c->stages)) {
-                refresh_free(c);
-                return;
-        }
-        snprintf(id_s, sizeof id_s, "%" PRId64, c->id);
-        snprintf(num_s, sizeof num_s, "%lld", (long long) json_integer_value(json_array_get(c->stages, c->next++)));
-        const char *p[] = { id_s, num_s, NULL };
-        if (store_query(c->deps->store, stage_data_sql, 3, p, on_stage_snapshot, c) < 0)
-                refresh_free(c);
-}
-
-static void on_stage_list(void *userdata, const PGresult *res, const char *error) {
-        struct refresh_ctx *c = userdata;
-
-        c->stages = res && PQntuples(res) == 1 ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL;
-        if (!c->stages) {
-                log_warning("tournament %" PRId64 " could not be refreshed: %s", c->id, error ? error : "no stages");
-                refresh_free(c);
-                return;
-        }
-        /* the worker hears of every result itself (the database's
-         * trigger): only a recompute is asked of it */
-        if (!PQgetisnull(res, 0, 1))
-                snprintf(c->game, sizeof c->game, "%s", PQgetvalue(res, 0, 1));
-        if (c->ratings && c->game[0])
-                org_ratings_recompute(c->deps->ratings, c->game);
-        refresh_next_stage(c);
-}
-
-void tour_refresh(const struct api_deps *deps, int64_t id, bool ratings) {
-        struct refresh_ctx *c = calloc(1, sizeof *c);
-        char id_s[24];
-
-        if (!c)
-                return;
-        c->deps = deps;
-        c->id = id;
-        c->ratings = ratings;
-        snprintf(id_s, sizeof id_s, "%" PRId64, id);
-        const char *p[] = { id_s };
-        if (store_query(deps->store,
-                        "SELECT coalesce(jsonb_agg(number ORDER BY number), '[]'::jsonb), "
-                        "  (SELECT game FROM tournaments WHERE id = $1) FROM stages "
-                        "WHERE tournament_id = $1 AND state <> 'pending'", 1, p, on_stage_list, c) < 0)
-                free(c);
-}
-
-/* ---- results the database records itself --------------------------------------- */
-
-struct watch_ctx {
-        const struct api_deps *deps;
-};
-
-static void on_finished_row(void *userdata, const PGresult *res, const char *error) {
-        const struct api_deps *deps = userdata;
-        json_t *j = res && PQntuples(res) == 1 ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL;
-
-        if (!j) {
-                log_warning("a result recorded by a finished match could not be read: %s", error ? error : "gone");
-                return;
-        }
-        int64_t id = json_integer_value(json_object_get(j, "tournament"));
-        tour_event(deps, id, "result_recorded", json_incref(j));
-        tour_refresh(deps, id, false);
-        json_decref(j);
-}
-
-static void on_result_notify(void *userdata, const char *channel, const char *payload) {
-        const struct api_deps *deps = userdata;
-        const char *p[] = { payload };
-
-        (void) channel;
-        if (store_query(deps->store,
-                        "SELECT jsonb_build_object('tournament', s.tournament_id, 'match', m.id, 'stage', s.number, "
-                        "  'round', m.round, 'result', m.result, 'correction', false, 'runtime_match', m.match_id) "
-                        "FROM stage_matches m JOIN stages s ON s.id = m.stage_id WHERE m.id = $1::bigint",
-                        1, p, on_finished_row, (void *) deps) < 0)
-                log_warning("the result of stage match %s could not be published", payload);
-}
-
-int api_tournaments_watch(const struct api_deps *deps) {
-        return store_listen(deps->store, "arbiter_results", on_result_notify, (void *) deps);
 }
 
 /* ---- GET /v1/players/{id}/ratings ------------------------------------------------ */

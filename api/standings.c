@@ -1,5 +1,6 @@
 /* api/standings.c — a tournament's stages, standings, bracket and results,
- * and their CSV exports.
+ * and their CSV exports; and tour_refresh(), the refresh of the standings'
+ * cache a result sets off (the tournament service's organiser/standings.h).
  *
  * Standings are served from the cache a result refreshes (stages.standings);
  * ?recompute=true computes them afresh from the results instead, which is
@@ -13,17 +14,33 @@
 #include <microhttpd.h>
 
 #include "api/bodies.h"
+#include "api/failures.h"
 #include "api/handlers.h"
-#include "api/stage_data.h"
+#include "api/stage_json.h"
 #include "api/tournaments.h"
-#include "store/store.h"
+#include "common/log.h"
+#include "organiser/standings.h"
+#include "store/stage_matches.h"
 
 #define CSV_CONTENT_TYPE "text/csv; charset=utf-8"
 
 /* ---- stages ------------------------------------------------------------------- */
 
+static void on_stage_added(void *userdata, const struct org_result *result, const struct store_stage_row *st) {
+        struct api_request *req = userdata;
+
+        if (tour_reply_outcome(req, result, "the stage"))
+                return;
+        /* the members in the order the replies have always had them */
+        api_reply_json(req, MHD_HTTP_CREATED,
+                       json_pack("{s:s, s:o, s:s, s:i, s:o, s:o}", "state", store_stage_state_name(st->state),
+                                 "config", stage_stored_json(st->config), "format", st->format, "number", st->number,
+                                 "advance", st->advance ? json_integer(st->advance) : json_null(), "confirm",
+                                 stage_stored_json(st->confirm)));
+}
+
 void handle_stages_create(struct api_request *req) {
-        char *confirm_text = NULL, adv_s[24], *config_text;
+        char *confirm_text = NULL, *config_text;
         struct body_stage b;
         json_t *problem;
         long long id;
@@ -41,26 +58,13 @@ void handle_stages_create(struct api_request *req) {
         json_t *empty = json_is_object(b.config) ? NULL : json_object();
         config_text = json_dumps(empty ? empty : b.config, JSON_COMPACT);
         json_decref(empty);
-        snprintf(adv_s, sizeof adv_s, "%d", b.advance);
-        const char *p[] = { route_param(&req->match, "id"), b.format, config_text, b.has_advance ? adv_s : NULL,
-                            confirm_text };
-        r = store_query(req->deps->store,
-                        "WITH t AS (SELECT * FROM tournaments WHERE id = $1 FOR UPDATE), "
-                        "     s AS (INSERT INTO stages (tournament_id, number, format, config, advance, confirm) "
-                        "           SELECT t.id, coalesce((SELECT max(number) FROM stages WHERE tournament_id = t.id), 0) "
-                        "                  + 1, $2, $3::jsonb, $4::int, $5::jsonb FROM t WHERE t.state <> 'finished' "
-                        "                  AND NOT (t.competitive AND $3::jsonb ? 'seed') "
-                        "           RETURNING *) "
-                        "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM t) THEN NULL "
-                        /* whoever chooses a draw's seed can search for a draw that suits him */
-                        "  WHEN NOT EXISTS (SELECT 1 FROM s) AND (SELECT competitive FROM t) AND $3::jsonb ? 'seed' "
-                        "  THEN jsonb_build_object('error', 'config.seed: a competitive tournament''s draws come from "
-                        "its secret, so that nobody can choose them; leave the seed out (docs/fairness.md)') "
-                        "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN jsonb_build_object('error', "
-                        "       'the tournament is finished: reopen it (state running) to add a stage') "
-                        "  ELSE (SELECT jsonb_build_object('number', s.number, 'format', s.format, 'config', s.config, "
-                        "       'advance', s.advance, 'state', s.state, 'confirm', s.confirm) FROM s) END",
-                        5, p, tour_on_created, req);
+        struct org_stage_new n = {
+                .format = b.format, .config = config_text,
+                .config_has_seed = json_object_get(b.config, "seed") != NULL,
+                .advance = b.has_advance ? b.advance : 0, .confirm = confirm_text,
+        };
+        r = config_text && (!b.confirm || confirm_text) ? org_stage_add(req->deps->store, id, &n, on_stage_added, req)
+                                                        : -ENOMEM;
         free(config_text);
         free(confirm_text);
         if (r < 0)
@@ -142,37 +146,21 @@ static void reply_standings(struct api_request *req, json_t *st, bool csv) {
 
 struct standings_ctx {
         struct api_request *req;
-        bool csv, recompute;
+        bool csv;
 };
 
-static void on_standings(void *userdata, const PGresult *res, const char *error) {
+static void on_standings(void *userdata, const struct org_result *result, json_t *st) {
         struct standings_ctx *c = userdata;
-        struct stage_data d;
-        char err[256];
-        json_t *row = res && PQntuples(res) == 1 ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL, *st;
 
-        if (!row) {
-                if (!res)
-                        api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the stage failed: %s", error);
-                else
-                        api_reply_problem(c->req, MHD_HTTP_NOT_FOUND, "tournament %s has no such stage",
-                                          route_param(&c->req->match, "id"));
-                free(c);
-                return;
-        }
-        json_t *cached = json_object_get(row, "cached");
-        if (!c->recompute && json_is_object(cached)) {
-                reply_standings(c->req, json_incref(cached), c->csv);
-        } else if (stage_data_parse(json_object_get(row, "snapshot"), &d, err, sizeof err) < 0 ||
-                   !(st = stage_data_standings(&d, err, sizeof err))) {
-                api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the standings cannot be computed: %s", err);
-                stage_data_free(&d);
-        } else {
-                stage_data_free(&d);
-                reply_standings(c->req, st, c->csv);
-        }
-        json_decref(row);
+        if (!tour_reply_outcome(c->req, result, "reading the stage"))
+                reply_standings(c->req, json_incref(st), c->csv);
         free(c);
+}
+
+/* ?stage= as a number, 0 when absent (the decoder let through only a
+ * stage number). */
+static int stage_number(const char *stage) {
+        return stage ? atoi(stage) : 0;
 }
 
 void handle_tournament_standings(struct api_request *req) {
@@ -194,16 +182,25 @@ void handle_tournament_standings(struct api_request *req) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 return;
         }
-        *c = (struct standings_ctx) { .req = req, .csv = csv, .recompute = recompute };
-        const char *p[] = { route_param(&req->match, "id"), stage, NULL };
-        r = store_query(req->deps->store,
-                        "SELECT jsonb_build_object('cached', (SELECT s.standings FROM stages s "
-                        "  WHERE s.id = (x.snap->'stage'->>'id')::bigint), 'snapshot', x.snap) "
-                        "FROM (" STAGE_DATA_SQL ") x(snap)", 3, p, on_standings, c);
+        *c = (struct standings_ctx) { .req = req, .csv = csv };
+        r = org_standings_get(req->deps->store, id, stage_number(stage), recompute, on_standings, c);
         if (r < 0) {
                 free(c);
                 reply_store_error(req, r);
         }
+}
+
+/* The standings changed: standings_changed on the tournament's topic. */
+static void on_standings_changed(void *userdata, int64_t tournament, int stage) {
+        tour_event(userdata, tournament, "standings_changed", json_pack("{s:i}", "stage", stage));
+}
+
+void tour_refresh(const struct api_deps *deps, int64_t id, bool ratings) {
+        int r = org_standings_refresh(deps->store, ratings ? deps->ratings : NULL, id, on_standings_changed,
+                                      (void *) deps);
+
+        if (r < 0)
+                log_warning("tournament %" PRId64 " could not be refreshed: %s", id, strerror(-r));
 }
 
 /* ---- bracket -------------------------------------------------------------------- */
@@ -211,7 +208,7 @@ void handle_tournament_standings(struct api_request *req) {
 static const char *const part_names[] = { "winners", "losers", "grand_final", "grand_final_reset", "third_place" };
 static const char *const status_names[] = { "waiting", "ready", "done", "bye", "void", "not_needed" };
 
-static json_t *entrant_json(const struct stage_data *d, int32_t e) {
+static json_t *entrant_json(const struct org_stage *d, int32_t e) {
         if (e < 0 || e >= d->n)
                 return json_null();
         return json_pack("{s:I, s:s}", "player", (json_int_t) d->players[e], "name", d->names[e]);
@@ -223,54 +220,25 @@ static json_t *slot_source_json(const struct tour_bracket_slot *s) {
                          s->source == TOUR_SRC_SEED ? s->ref + 1 : s->ref);
 }
 
-static void on_bracket(void *userdata, const PGresult *res, const char *error) {
+static void on_bracket(void *userdata, const struct org_result *result, const struct org_stage *d,
+                       const struct tour_stage_bracket_view *v) {
         struct api_request *req = userdata;
-        struct tour_stage_bracket_view v = { 0 };
-        struct tour_stage_error e = { "" };
-        struct stage_data d;
-        char err[256];
-        json_t *snap = res && PQntuples(res) == 1 ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL;
 
-        if (!snap) {
-                if (!res)
-                        api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "reading the stage failed: %s", error);
-                else
-                        api_reply_problem(req, MHD_HTTP_NOT_FOUND, "tournament %s has no such stage",
-                                          route_param(&req->match, "id"));
+        if (tour_reply_outcome(req, result, "reading the stage"))
                 return;
-        }
-        if (stage_data_parse(snap, &d, err, sizeof err) < 0) {
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the stored stage is inconsistent: %s", err);
-                goto done;
-        }
-        if (!tour_format_bracket(d.cfg.format)) {
-                api_reply_problem(req, MHD_HTTP_CONFLICT, "stage %d is %s: only elimination stages have a bracket; "
-                                  "see .../standings", d.number, tour_format_name(d.cfg.format));
-                goto done;
-        }
-        if (strcmp(d.state, "pending") == 0) {
-                api_reply_problem(req, MHD_HTTP_CONFLICT, "stage %d has not started: its bracket is drawn when it "
-                                  "starts", d.number);
-                goto done;
-        }
-        int r = tour_stage_bracket(&d.in, &v, &e);
-        if (r < 0) {
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the bracket cannot be resolved: %s", e.text);
-                goto done;
-        }
         /* a tree: every match names where its winner and loser go */
         json_t *matches = json_array();
-        for (int i = 0; i < v.bracket->n_matches; i++) {
-                const struct tour_bracket_match *m = &v.bracket->match[i];
-                const struct tour_bracket_state *s = &v.states[i];
+        for (int i = 0; i < v->bracket->n_matches; i++) {
+                const struct tour_bracket_match *m = &v->bracket->match[i];
+                const struct tour_bracket_state *s = &v->states[i];
                 json_t *slots = json_array(), *winner_to = json_null(), *loser_to = json_null();
 
                 for (int k = 0; k < 2; k++)
                         json_array_append_new(slots, json_pack("{s:o, s:o}", "source", slot_source_json(&m->slot[k]),
-                                                               "entrant", entrant_json(&d, s->occupant[k])));
-                for (int j = i + 1; j < v.bracket->n_matches; j++)
+                                                               "entrant", entrant_json(d, s->occupant[k])));
+                for (int j = i + 1; j < v->bracket->n_matches; j++)
                         for (int k = 0; k < 2; k++) {
-                                const struct tour_bracket_slot *sl = &v.bracket->match[j].slot[k];
+                                const struct tour_bracket_slot *sl = &v->bracket->match[j].slot[k];
                                 /* the first match that takes it: a grand final's
                                  * reset names the same sources again, later */
                                 if (sl->ref == i && sl->source == TOUR_SRC_WINNER && json_is_null(winner_to))
@@ -281,23 +249,19 @@ static void on_bracket(void *userdata, const PGresult *res, const char *error) {
                 json_array_append_new(matches, json_pack(
                         "{s:i, s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:i, s:i}", "id", m->id, "part",
                         part_names[m->part], "round", m->round, "label", m->label, "status", status_names[s->status],
-                        "slots", slots, "winner", entrant_json(&d, s->winner), "winner_to", winner_to, "loser_to",
+                        "slots", slots, "winner", entrant_json(d, s->winner), "winner_to", winner_to, "loser_to",
                         loser_to, "stored_match",
-                        v.stored[i] >= 0 ? json_integer(d.match_ids[v.stored[i]]) : json_null(), "walkover",
-                        v.walkover[i], "winner_place", m->winner_place, "loser_place", m->loser_place));
+                        v->stored[i] >= 0 ? json_integer(d->match_ids[v->stored[i]]) : json_null(), "walkover",
+                        v->walkover[i], "winner_place", m->winner_place, "loser_place", m->loser_place));
         }
         json_t *places = json_array();
-        for (int i = 0; i < d.n; i++)
-                if (v.place[i] > 0)
-                        json_array_append_new(places, json_pack("{s:i, s:o}", "place", v.place[i], "entrant",
-                                                                entrant_json(&d, i)));
-        api_reply_json(req, MHD_HTTP_OK, json_pack("{s:i, s:s, s:i, s:o, s:o}", "stage", d.number, "format",
-                                                   tour_format_name(d.cfg.format), "size", v.bracket->size,
+        for (int i = 0; i < d->n; i++)
+                if (v->place[i] > 0)
+                        json_array_append_new(places, json_pack("{s:i, s:o}", "place", v->place[i], "entrant",
+                                                                entrant_json(d, i)));
+        api_reply_json(req, MHD_HTTP_OK, json_pack("{s:i, s:s, s:i, s:o, s:o}", "stage", d->number, "format",
+                                                   tour_format_name(d->cfg.format), "size", v->bracket->size,
                                                    "matches", matches, "placements", places));
-done:
-        tour_stage_bracket_free(&v);
-        stage_data_free(&d);
-        json_decref(snap);
 }
 
 void handle_tournament_bracket(struct api_request *req) {
@@ -312,26 +276,58 @@ void handle_tournament_bracket(struct api_request *req) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "format: a bracket is a tree: JSON only");
                 return;
         }
-        const char *p[] = { route_param(&req->match, "id"), stage, NULL };
-        r = store_query(req->deps->store, stage_data_sql, 3, p, on_bracket, req);
+        r = org_bracket_get(req->deps->store, id, stage_number(stage), on_bracket, req);
         if (r < 0)
                 reply_store_error(req, r);
 }
 
 /* ---- results -------------------------------------------------------------------- */
 
-static void on_results(void *userdata, const PGresult *res, const char *error) {
+/* The result of a done match as the results list shows it: its stored
+ * result, each player under the name the player has now. */
+static json_t *result_with_names(const struct store_stage_match_row *m) {
+        json_t *res = stage_stored_json(m->result), *x;
+        size_t i;
+
+        if (!json_is_array(res) || json_array_size(res) == 0) {
+                json_decref(res);
+                return json_null();
+        }
+        json_array_foreach(res, i, x)
+                for (size_t k = 0; k < m->n_participants; k++)
+                        if (m->participants[k].player == json_integer_value(json_object_get(x, "player")))
+                                json_object_set_new(x, "name", json_string(m->participants[k].name));
+        return res;
+}
+
+static void on_results(void *userdata, bool found, const struct store_stage_match_row *rows, size_t n,
+                       const struct store_error *failure, const char *error) {
         struct api_request *req = userdata;
         const char *format = MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, "format");
-        json_t *j = res && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)
-                            ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL, *m, *p;
+        json_t *j, *items, *m, *p;
         char *text = NULL;
         size_t len = 0, i, k;
 
-        if (!j) {
-                tour_reply_row(req, MHD_HTTP_OK, res, error, "tournament");
+        if (failure) {
+                api_reply_store_failed(req, failure, "the results", error);
                 return;
         }
+        if (!found) {
+                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no tournament %s",
+                                  route_param(&req->match, "id"));
+                return;
+        }
+        items = json_array();
+        for (size_t r = 0; r < n; r++)
+                json_array_append_new(items, json_pack("{s:I, s:o, s:i, s:i, s:o, s:i, s:o, s:o}", "id",
+                                                       (json_int_t) rows[r].id, "match",
+                                                       rows[r].match ? json_integer((json_int_t) rows[r].match)
+                                                                     : json_null(),
+                                                       "round", rows[r].round, "stage", rows[r].stage, "result",
+                                                       result_with_names(&rows[r]), "table_no", rows[r].table_no,
+                                                       "recorded_at", stage_text_json(rows[r].recorded_at),
+                                                       "recorded_by", stage_text_json(rows[r].recorded_by)));
+        j = json_pack("{s:o}", "items", items);
         if (!format || strcmp(format, "csv") != 0) {
                 api_reply_json(req, MHD_HTTP_OK, j);
                 return;
@@ -364,6 +360,7 @@ static void on_results(void *userdata, const PGresult *res, const char *error) {
 }
 
 void handle_tournament_results(struct api_request *req) {
+        enum store_match_state done = STORE_MATCH_DONE;
         const char *stage;
         long long id;
         bool csv;
@@ -371,20 +368,7 @@ void handle_tournament_results(struct api_request *req) {
 
         if (!id_param(req, "id", &id) || !stage_and_format(req, &stage, &csv))
                 return;
-        const char *p[] = { route_param(&req->match, "id"), stage };
-        r = store_query(req->deps->store,
-                        "SELECT CASE WHEN EXISTS (SELECT 1 FROM tournaments WHERE id = $1) THEN "
-                        "  jsonb_build_object('items', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', m.id, "
-                        "    'stage', s.number, 'round', m.round, 'table_no', m.table_no, 'match', m.match_id, "
-                        "    'result', (SELECT jsonb_agg(x || jsonb_build_object('name', p.name) ORDER BY o) "
-                        "               FROM jsonb_array_elements(m.result) WITH ORDINALITY r(x, o) "
-                        "               JOIN players p ON p.id = (x->>'player')::bigint), "
-                        "    'recorded_at', " TOUR_TIME("m.recorded_at") ", 'recorded_by', m.recorded_by) "
-                        "    ORDER BY s.number, m.round, m.table_no), '[]'::jsonb) "
-                        "    FROM stage_matches m JOIN stages s ON s.id = m.stage_id "
-                        "    WHERE s.tournament_id = $1 AND m.state = 'done' AND ($2::int IS NULL OR s.number = $2::int))) "
-                        "END",
-                        2, p, on_results, req);
+        r = store_stage_matches_list(req->deps->store, id, stage_number(stage), 0, &done, on_results, req);
         if (r < 0)
                 reply_store_error(req, r);
 }

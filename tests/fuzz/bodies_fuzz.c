@@ -31,7 +31,9 @@
  *     to the same values; an input written by match_json_input_to reads
  *     back to the same input, comes from a sender its definition allows
  *     and acts for a seat the match has (a seat token: its own); a
- *     result reads back the same through stage_data_result_json.
+ *     result body_results decodes is judged against its match as the
+ *     tournament service judges it (org_stage_result_check), and one it
+ *     accepts reads back the same through org_stage_result_json.
  *
  * tests/unit/test_fuzz_bodies.c includes this file and replays
  * tests/fuzz/corpus/bodies/ through bodies_fuzz_check() with FUZZ_ASSERT
@@ -47,9 +49,10 @@
 #include "api/api.h"
 #include "api/bodies.h"
 #include "api/problem.h"
-#include "api/stage_data.h"
 #include "hardware/padbus.h"
 #include "match/json.h"
+#include "organiser/stage.h"
+#include "store/stages.h"
 
 #ifndef FUZZ_ASSERT
 #define FUZZ_ASSERT(cond) do { if (!(cond)) abort(); } while (0)
@@ -99,39 +102,60 @@ static const struct {
 };
 #define BODIES_N_DECODERS (sizeof bodies_decoders / sizeof bodies_decoders[0])
 
-/* Stages a result is entered for, as stage_data_sql gives them: a duel
- * format and a pod format, each with a pending match and a done one. */
-static const char *const bodies_snapshots[] = {
-        "{\"tournament\": {\"id\": 1, \"game\": \"crash-pilot\", \"seed\": 7, \"state\": \"running\", "
-        "  \"tables\": [], \"match_config\": {}},"
-        " \"stage\": {\"id\": 3, \"number\": 1, \"format\": \"swiss\", \"config\": {\"rounds\": 3}, "
-        "  \"advance\": null, \"state\": \"running\", \"confirm\": null, \"last\": true, \"next_started\": false},"
-        " \"entrants\": [{\"player\": 4, \"name\": \"Ana\", \"status\": \"active\", \"rating\": 0},"
-        "  {\"player\": 9, \"name\": \"Ben\", \"status\": \"active\", \"rating\": 0},"
-        "  {\"player\": 12, \"name\": \"Cy\", \"status\": \"active\", \"rating\": 0},"
-        "  {\"player\": 15, \"name\": \"Di\", \"status\": \"dropped\", \"rating\": 0}],"
-        " \"matches\": [{\"id\": 100, \"round\": 1, \"table\": 1, \"bracket_id\": null, \"participants\": [4, 9],"
-        "  \"state\": \"pending\", \"result\": null, \"table_id\": null, \"match_id\": null},"
-        "  {\"id\": 101, \"round\": 1, \"table\": 2, \"bracket_id\": null, \"participants\": [12, 15],"
-        "  \"state\": \"done\", \"result\": [{\"player\": 12, \"rank\": 1, \"score\": 1, \"forfeit\": false},"
-        "  {\"player\": 15, \"rank\": 2, \"score\": 0, \"forfeit\": false}], \"table_id\": null, \"match_id\": null}],"
-        " \"byes\": []}",
-        "{\"tournament\": {\"id\": 2, \"game\": \"crash-pilot\", \"seed\": 8, \"state\": \"running\", "
-        "  \"tables\": [1, 2], \"match_config\": {}},"
-        " \"stage\": {\"id\": 4, \"number\": 1, \"format\": \"pod_swiss\", "
-        "  \"config\": {\"rounds\": 3, \"table_size\": 4, \"points\": {\"mode\": \"placement\"}}, "
-        "  \"advance\": null, \"state\": \"running\", \"confirm\": \"referee\", \"last\": true, "
-        "  \"next_started\": false},"
-        " \"entrants\": [{\"player\": 1, \"name\": \"A\", \"status\": \"active\", \"rating\": 1.5},"
-        "  {\"player\": 2, \"name\": \"B\", \"status\": \"active\", \"rating\": 0},"
-        "  {\"player\": 3, \"name\": \"C\", \"status\": \"active\", \"rating\": 0},"
-        "  {\"player\": 4, \"name\": \"D\", \"status\": \"active\", \"rating\": 0},"
-        "  {\"player\": 5, \"name\": \"E\", \"status\": \"active\", \"rating\": 0}],"
-        " \"matches\": [{\"id\": 7, \"round\": 1, \"table\": 1, \"bracket_id\": null, \"participants\": [1, 2, 3, 4],"
-        "  \"state\": \"called\", \"result\": null, \"table_id\": 1, \"match_id\": 30},"
-        "  {\"id\": 8, \"round\": 2, \"table\": 1, \"bracket_id\": null, \"participants\": [5, 3, 1],"
-        "  \"state\": \"pending\", \"result\": null, \"table_id\": null, \"match_id\": null}],"
-        " \"byes\": [{\"round\": 1, \"player\": 5}]}",
+/* Stages a result is entered for, as the stage repository gives them
+ * (store_stages_snapshot): a duel format and a pod format, each with a
+ * pending match and a done one. */
+static const struct store_stage_participant bodies_seats[][4] = {
+        { { 1, 4, "Ana" }, { 2, 9, "Ben" } },
+        { { 1, 12, "Cy" }, { 2, 15, "Di" } },
+        { { 1, 1, "A" }, { 2, 2, "B" }, { 3, 3, "C" }, { 4, 4, "D" } },
+        { { 1, 5, "E" }, { 2, 3, "C" }, { 3, 1, "A" } },
+};
+static const int64_t bodies_tables[] = { 1, 2 };
+static const struct store_stage_snapshot bodies_snapshots[] = {
+        {
+                .tournament = 1, .game = "crash-pilot", .tournament_state = "running", .seed = 7,
+                .match_config = "{}",
+                .stage = { .id = 3, .number = 1, .format = "swiss", .config = "{\"rounds\": 3}",
+                           .state = STORE_STAGE_RUNNING },
+                .entrants = (const struct store_stage_entrant[]) {
+                        { 4, "Ana", "active", false, 0, 0 }, { 9, "Ben", "active", false, 0, 0 },
+                        { 12, "Cy", "active", false, 0, 0 }, { 15, "Di", "dropped", false, 0, 0 },
+                },
+                .n_entrants = 4,
+                .matches = (const struct store_stage_match_row[]) {
+                        { .id = 100, .tournament = 1, .stage = 1, .round = 1, .table_no = 1, .bracket_id = -1,
+                          .state = STORE_MATCH_PENDING, .participants = bodies_seats[0], .n_participants = 2 },
+                        { .id = 101, .tournament = 1, .stage = 1, .round = 1, .table_no = 2, .bracket_id = -1,
+                          .state = STORE_MATCH_DONE, .participants = bodies_seats[1], .n_participants = 2,
+                          .result = "[{\"player\": 12, \"rank\": 1, \"score\": 1, \"forfeit\": false}, "
+                                    "{\"player\": 15, \"rank\": 2, \"score\": 0, \"forfeit\": false}]" },
+                },
+                .n_matches = 2,
+        },
+        {
+                .tournament = 2, .game = "crash-pilot", .tournament_state = "running", .seed = 8,
+                .tables = bodies_tables, .n_tables = 2, .match_config = "{}",
+                .stage = { .id = 4, .number = 1, .format = "pod_swiss",
+                           .config = "{\"rounds\": 3, \"table_size\": 4, \"points\": {\"mode\": \"placement\"}}",
+                           .state = STORE_STAGE_RUNNING, .confirm = "\"referee\"" },
+                .entrants = (const struct store_stage_entrant[]) {
+                        { 1, "A", "active", true, 1.5, 0 }, { 2, "B", "active", false, 0, 0 },
+                        { 3, "C", "active", false, 0, 0 }, { 4, "D", "active", false, 0, 0 },
+                        { 5, "E", "active", false, 0, 0 },
+                },
+                .n_entrants = 5,
+                .matches = (const struct store_stage_match_row[]) {
+                        { .id = 7, .tournament = 2, .stage = 1, .round = 1, .table_no = 1, .bracket_id = -1,
+                          .state = STORE_MATCH_CALLED, .table = 1, .match = 30, .participants = bodies_seats[2],
+                          .n_participants = 4 },
+                        { .id = 8, .tournament = 2, .stage = 1, .round = 2, .table_no = 1, .bracket_id = -1,
+                          .state = STORE_MATCH_PENDING, .participants = bodies_seats[3], .n_participants = 3 },
+                },
+                .n_matches = 2,
+                .byes = (const struct store_stage_bye[]) { { 1, 5, "E" } },
+                .n_byes = 1,
+        },
 };
 #define BODIES_N_SNAPSHOTS (sizeof bodies_snapshots / sizeof bodies_snapshots[0])
 
@@ -404,17 +428,19 @@ static char *bodies_stage(json_t *body, const struct body_stage *s) {
         FUZZ_ASSERT(s->confirm_timeout_s >= 0 && s->confirm_timeout_s <= MATCH_CONFIRM_TIMEOUT_MAX_S);
         FUZZ_ASSERT(!s->confirm || !json_is_null(s->confirm));
         return bodies_dump(json_pack("{s:s, s:o, s:b, s:i, s:b, s:I}", "format", s->format, "config",
-                                     stage_config_to_json(&s->cfg), "has_advance", s->has_advance, "advance",
+                                     org_stage_config_to_json(&s->cfg), "has_advance", s->has_advance, "advance",
                                      s->advance, "by_referee", s->confirm_by_referee, "timeout",
                                      (json_int_t) s->confirm_timeout_s));
 }
 
-/* A result body_results accepted for stored match i. */
-static json_t *bodies_result(const struct stage_data *d, size_t i, const struct tour_result *r) {
+/* A result the service accepted for stored match i. */
+static json_t *bodies_result(const struct org_stage *d, size_t i, const struct tour_result *r) {
         const struct tour_stage_match *m = &d->matches[i];
+        struct org_result_entry e[TOUR_MAX_SEATS];
         struct tour_result back;
         json_t *problem, *again, *it;
-        size_t k;
+        char err[BODIES_DETAIL_MAX];
+        size_t k, n;
 
         FUZZ_ASSERT(r->n == m->n && r->round == m->round);
         for (int s = 0; s < r->n; s++) {
@@ -422,10 +448,11 @@ static json_t *bodies_result(const struct stage_data *d, size_t i, const struct 
                 FUZZ_ASSERT(r->rank[s] >= 1 && r->rank[s] <= r->n);
         }
         /* the stored form reads back to the same result */
-        again = stage_data_result_json(d, r);
+        again = org_stage_result_json(d, r);
         json_array_foreach(again, k, it)
                 json_object_del(it, "name");
-        FUZZ_ASSERT(body_results(d, i, again, &back, &problem) == 0 && !problem);
+        FUZZ_ASSERT(body_results(again, e, TOUR_MAX_SEATS, &n, &problem) == 0 && !problem);
+        FUZZ_ASSERT(org_stage_result_check(d, i, e, n, &back, err, sizeof err) == 0);
         for (int s = 0; s < r->n; s++)
                 FUZZ_ASSERT(back.entrant[s] == r->entrant[s] && back.rank[s] == r->rank[s] &&
                             back.score[s] == r->score[s] && back.forfeit[s] == r->forfeit[s]);
@@ -437,26 +464,36 @@ static json_t *bodies_result(const struct stage_data *d, size_t i, const struct 
 struct bodies_params {
         struct body_input_ctx input;
         bool check_config;
-        struct stage_data *stage;
+        struct org_stage *stage;
         size_t match;
 };
 
-/* The results member of body against the params' stage, as the handler
- * does once it has the stage's snapshot.  The problem, if any, is
- * checked and summarised into *o. */
+/* The results member of body decoded as the handler does, then judged
+ * against the params' stage as the tournament service does once it has
+ * the stage's snapshot.  The problem or the refusal, if any, is checked
+ * and summarised into *o. */
 static void bodies_results(json_t *body, const struct bodies_params *p, struct bodies_outcome *o) {
+        struct org_result_entry e[TOUR_MAX_SEATS];
         struct tour_result r;
+        char err[BODIES_DETAIL_MAX];
         json_t *problem;
+        size_t n;
 
         char *head = o->summary;
         json_t *j;
 
-        if (body_results(p->stage, p->match, json_object_get(body, "results"), &r, &problem) < 0) {
+        if (body_results(json_object_get(body, "results"), e, TOUR_MAX_SEATS, &n, &problem) < 0) {
                 bodies_check_problem(problem, bodies_400);
                 j = problem;
         } else {
-                FUZZ_ASSERT(!problem);
-                j = bodies_result(p->stage, p->match, &r);
+                FUZZ_ASSERT(!problem && n <= TOUR_MAX_SEATS);
+                if (org_stage_result_check(p->stage, p->match, e, n, &r, err, sizeof err) < 0) {
+                        /* the service's words, for a 400 */
+                        FUZZ_ASSERT(err[0] && strlen(err) < BODIES_DETAIL_MAX - 1);
+                        j = json_pack("{s:s}", "refused", err);
+                } else {
+                        j = bodies_result(p->stage, p->match, &r);
+                }
         }
         o->summary = bodies_dump(json_pack("{s:s?, s:o}", "head", head, "results", j));
         free(head);
@@ -607,7 +644,7 @@ static void bodies_members(const struct route *route, const char *method, json_t
         }
 }
 
-static void bodies_params_from(uint8_t b, struct bodies_params *p, struct stage_data *stages) {
+static void bodies_params_from(uint8_t b, struct bodies_params *p, struct org_stage **stages) {
         size_t n_games = 0;
 
         while (eng_games[n_games])
@@ -625,12 +662,12 @@ static void bodies_params_from(uint8_t b, struct bodies_params *p, struct stage_
                 .token_name = "fuzz",
         };
         p->check_config = b & 1;
-        p->stage = &stages[(b >> 1) % BODIES_N_SNAPSHOTS];
+        p->stage = stages[(b >> 1) % BODIES_N_SNAPSHOTS];
         p->match = (b >> 2) % p->stage->n_matches;
 }
 
 static void bodies_fuzz_check(const uint8_t *data, size_t size) {
-        static struct stage_data stages[BODIES_N_SNAPSHOTS];
+        static struct org_stage *stages[BODIES_N_SNAPSHOTS];
         static bool ready;
         struct bodies_outcome a = { 0 }, b = { 0 };
         struct bodies_params p;
@@ -643,11 +680,8 @@ static void bodies_fuzz_check(const uint8_t *data, size_t size) {
 
                 bodies_route_table();
                 for (size_t i = 0; i < BODIES_N_SNAPSHOTS; i++) {
-                        json_t *snap = json_loads(bodies_snapshots[i], 0, &jerr);
-
-                        FUZZ_ASSERT(snap && stage_data_parse(snap, &stages[i], err, sizeof err) == 0);
-                        FUZZ_ASSERT(stages[i].n_matches > 0);
-                        json_decref(snap);
+                        FUZZ_ASSERT(org_stage_from_snapshot(&bodies_snapshots[i], &stages[i], err, sizeof err) == 0);
+                        FUZZ_ASSERT(stages[i]->n_matches > 0);
                 }
                 ready = true;
         }
