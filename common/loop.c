@@ -3,7 +3,13 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include <event2/event.h>
+
+/* The thresholds of a long turn: 1 ms is what a press's path can spare
+ * (docs/architecture.md, "Priorities"), 5 ms the target of issue 12 for a
+ * result's rating, 20 and 100 ms what a person starts to notice. */
+const unsigned loop_stall_ms[LOOP_STALL_BUCKETS] = { 1, 5, 20, 100 };
 
 struct hook {
         loop_hook_fn fn;
@@ -22,6 +28,7 @@ struct loop {
         struct deferred *deferred;
         size_t n_deferred, cap_deferred;
         bool exiting;
+        struct loop_stats stats;
 };
 
 int loop_new(struct loop **ret) {
@@ -114,8 +121,30 @@ int loop_defer_free(struct loop *l, loop_free_fn fn, void *ptr) {
         return 0;
 }
 
+static int64_t cpu_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void count_turn(struct loop *l, int64_t us) {
+        l->stats.turns++;
+        if (us > l->stats.longest_us)
+                l->stats.longest_us = us;
+        for (int i = 0; i < LOOP_STALL_BUCKETS; i++)
+                if (us >= (int64_t) loop_stall_ms[i] * 1000)
+                        l->stats.over[i]++;
+}
+
+void loop_stats(const struct loop *l, struct loop_stats *ret) {
+        *ret = l->stats;
+}
+
 static int run(struct loop *l, const bool *done) {
         while (!l->exiting && !(done && *done)) {
+                int64_t start = cpu_usec();
+
                 for (int i = 0; i < l->n_hooks; i++)
                         if (l->hooks[i].fn)
                                 l->hooks[i].fn(l->hooks[i].userdata);
@@ -125,6 +154,7 @@ static int run(struct loop *l, const bool *done) {
                 /* EVLOOP_ONCE blocks until something is ready, dispatches
                  * all of it, and returns; 1 means no events are registered. */
                 int r = event_base_loop(l->base, EVLOOP_ONCE);
+                count_turn(l, cpu_usec() - start);
                 if (r < 0)
                         return -EIO;
                 if (r == 1)

@@ -21,6 +21,7 @@
 #define ARBITER_COMMON_LOOP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct event_base;
 struct loop;
@@ -51,6 +52,24 @@ void loop_remove_before_sleep(struct loop *l, int id);
 
 /* Frees ptr with fn at the start of the next loop turn. */
 int loop_defer_free(struct loop *l, loop_free_fn fn, void *ptr);
+
+/* What the loop measures of itself, since it was made (GET /v1/status
+ * "loop"): its turns, the longest, and how many kept the thread busy at
+ * least loop_stall_ms[i] milliseconds.  A turn's time is the CPU time of the
+ * loop thread (CLOCK_THREAD_CPUTIME_ID) from the before-sleep hooks to the
+ * end of the dispatch that follows: the work of hooks, deferred frees and
+ * callbacks, whatever else the machine runs meanwhile; the wait for events
+ * costs none.  A call that blocked without using the CPU would not show:
+ * the loop makes none by design.  Two clock reads a turn. */
+#define LOOP_STALL_BUCKETS      4
+extern const unsigned loop_stall_ms[LOOP_STALL_BUCKETS];        /* 1, 5, 20, 100 */
+
+struct loop_stats {
+        uint64_t turns;
+        uint64_t over[LOOP_STALL_BUCKETS];      /* turns of at least loop_stall_ms[i] */
+        int64_t longest_us;
+};
+void loop_stats(const struct loop *l, struct loop_stats *ret);
 
 /* Runs until loop_exit(); returns 0, or -EIO if libevent failed. */
 int loop_run(struct loop *l);

@@ -320,6 +320,17 @@ static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
                                                  "moves", (json_int_t) ps.moves));
         json_object_set_new(h, "tokens", json_pack("{s:b, s:I}", "loaded", auth_loaded(s->auth), "count",
                                                    (json_int_t) auth_count(s->auth)));
+        struct loop_stats ls;
+        loop_stats(s->loop, &ls);
+        json_t *over = json_object();
+        for (int i = 0; i < LOOP_STALL_BUCKETS; i++) {
+                char ms[16];
+                snprintf(ms, sizeof ms, "%u", loop_stall_ms[i]);
+                json_object_set_new(over, ms, json_integer((json_int_t) ls.over[i]));
+        }
+        json_object_set_new(h, "loop", json_pack("{s:I, s:f, s:o}", "turns", (json_int_t) ls.turns,
+                                                 "longest_turn_ms", (double) ls.longest_us / 1000.0,
+                                                 "turns_over_ms", over));
         struct org_ratings_stats rs;
         org_ratings_stats(s->ratings, &rs);
         json_object_set_new(h, "ratings", json_pack("{s:b, s:I, s:I, s:I, s:{s:I, s:f}}", "busy", rs.busy,

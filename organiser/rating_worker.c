@@ -203,6 +203,19 @@ static struct store_rating_row row_of_state(int64_t player, const struct tour_ra
 
 /* ---- one table --------------------------------------------------------------------- */
 
+/* A result whose players the table takes: one seat or more, every player
+ * an id.  Its players are in the table (a row each, a new player's rating
+ * when nothing rated them) even when the systems skip or refuse it, in the
+ * step and in the recompute alike. */
+static bool has_players(const struct store_rated_result *res) {
+        if (res->n < 1)
+                return false;
+        for (int k = 0; k < res->n; k++)
+                if (res->player[k] < 1)
+                        return false;
+        return true;
+}
+
 /* What reading a table's results gave. */
 struct pass {
         uint64_t read;                  /* results read */
@@ -225,14 +238,12 @@ static int apply(struct players *p, const struct rw_context *ctx, const struct s
         pass->read++;
         pass->has_last = true;
         pass->last = res->key;
-        for (int k = 0; k < res->n; k++)
-                if (res->player[k] < 1)
-                        goto rejected;
-        if (res->n < 1)
+        if (!has_players(res))
                 goto rejected;
         tr.n = res->n;
         for (int k = 0; k < res->n; k++) {
                 idx[k] = players_find(p, res->player[k]);
+                p->touched[idx[k]] = true;
                 tr.rank[k] = res->rank[k];
                 tr.forfeit[k] = res->forfeit[k];
         }
@@ -245,7 +256,6 @@ static int apply(struct players *p, const struct rw_context *ctx, const struct s
                 return 0;
         for (int k = 0; k < res->n; k++) {
                 int i = idx[k];
-                p->touched[i] = true;
                 if (!keep)
                         continue;
                 if (step.rated & TOUR_RATED_OPENSKILL) {
@@ -292,7 +302,7 @@ static int write_rows(struct rw_context *ctx, const struct store_rating_table *t
         return r;
 }
 
-static int write_history(struct rw_context *ctx, const char *game, const struct players *p) {
+static int write_history(struct rw_context *ctx, const char *game, const struct players *p, bool fresh) {
         struct store_player_history *h = calloc(p->n + 1, sizeof *h);
         size_t n = 0;
         int r;
@@ -305,7 +315,7 @@ static int write_history(struct rw_context *ctx, const char *game, const struct 
                                 .player = p->id[i], .n_os = p->hos[i].n, .os = p->hos[i].v,
                                 .n_g2 = p->hg2[i].n, .g2 = p->hg2[i].v,
                         };
-        r = n ? store_ratings_history_append(ctx->conn, game, h, n) : 0;
+        r = n ? store_ratings_history_append(ctx->conn, game, h, n, fresh) : 0;
         free(h);
         return r;
 }
@@ -321,8 +331,8 @@ static int gather(struct rw_context *ctx, const struct store_rating_table *t, st
         if (load && !(want = calloc(n * TOUR_MAX_SEATS + 1, sizeof *want)))
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
-                for (int k = 0; k < buf[i].n; k++) {
-                        if (buf[i].player[k] < 1 || players_find(p, buf[i].player[k]) >= 0)
+                for (int k = 0; has_players(&buf[i]) && k < buf[i].n; k++) {
+                        if (players_find(p, buf[i].player[k]) >= 0)
                                 continue;
                         if (players_get(p, buf[i].player[k], ctx, history) < 0) {
                                 free(want);
@@ -364,6 +374,8 @@ static int pass_results(struct rw_context *ctx, const struct store_rating_table 
                 for (int i = 0; r >= 0 && i < n; i++)
                         r = apply(p, ctx, &buf[i], history && (!from || store_rating_key_cmp(&buf[i].key, from) >= 0),
                                   pass);
+                if (n < RW_FETCH)
+                        break;          /* that was the last: no round trip for an empty one */
         }
         if (r >= 0)
                 r = store_ratings_results_close(ctx->conn);
@@ -407,8 +419,10 @@ static int recompute(struct rw_context *ctx, const struct store_rating_table *t,
         r = pass_results(ctx, t, &p, NULL, false, history, from, &pass);
         if (r >= 0 && history)
                 r = store_ratings_history_cut(ctx->conn, t->game, from);
+        double t1 = now_s();
         if (r >= 0 && history)
-                r = write_history(ctx, t->game, &p);
+                r = write_history(ctx, t->game, &p, !from);
+        double t2 = now_s();
         if (r >= 0)
                 r = write_rows(ctx, t, &p, false);
         if (r >= 0)
@@ -422,6 +436,14 @@ static int recompute(struct rw_context *ctx, const struct store_rating_table *t,
         out->results = pass.read;
         out->seconds = now_s() - t0;
         out->changed = true;
+        char season[48] = "";
+        if (t->season)
+                snprintf(season, sizeof season, " (season %s to %s)", t->has_from ? t->from : "the start",
+                         t->has_to ? t->to : "now");
+        snprintf(out->detail, sizeof out->detail, "the ratings of %s%s recomputed%s: %" PRIu64 " results in %.2f s "
+                 "(read, rated and the old history cut %.2f s, history written %.2f s, rows %.2f s)", t->game, season,
+                 from ? " from a changed result's place" : "", pass.read, out->seconds, t1 - t0, t2 - t1,
+                 now_s() - t2);
         return 0;
 }
 
@@ -436,7 +458,7 @@ static int catch_up(struct rw_context *ctx, const struct store_rating_table *t, 
         r = pass_results(ctx, t, &p, t->has_through ? &t->through : NULL, true, history, NULL, &pass);
         if (r >= 0 && pass.read > 0) {
                 if (history)
-                        r = write_history(ctx, t->game, &p);
+                        r = write_history(ctx, t->game, &p, false);
                 if (r >= 0)
                         r = write_rows(ctx, t, &p, true);
                 if (r >= 0)

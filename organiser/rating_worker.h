@@ -42,7 +42,8 @@ struct rw_outcome {
         unsigned steps, recomputes;     /* tables taken a step at a time, recomputed */
         uint64_t results;               /* results the last recompute read ... */
         double seconds;                 /* ... and its time */
-        char message[512];              /* for the log, or "" */
+        char message[512];              /* for the log (a notice, or a warning when it failed), or "" */
+        char detail[256];               /* for the log at info: the last recompute's times, or "" */
 };
 
 /* The worker's context, owned by its thread. */

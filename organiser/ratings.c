@@ -50,7 +50,7 @@ struct outcome {
         char game[STORE_RATING_GAME_MAX];
         bool season_asked;
         struct rw_season season;
-        bool dropped;                   /* not done: a log line only */
+        enum { OUTCOME_DONE, OUTCOME_TROUBLE, OUTCOME_NOTE } kind;      /* a job's end, or a log line only */
         struct rw_outcome out;
 };
 
@@ -182,8 +182,9 @@ static void post(struct org_ratings *r, struct outcome *o) {
         wake_loop(r->efd);
 }
 
-/* An outcome for the loop: done (answers a job) or only words to log. */
-static void report(struct org_ratings *r, const struct rw_job *j, const struct rw_outcome *out, bool dropped) {
+/* An outcome for the loop: a job done, or only words to log (trouble, a
+ * warning that counts as a failure, or a note). */
+static void report(struct org_ratings *r, const struct rw_job *j, const struct rw_outcome *out, int kind) {
         struct outcome *o = calloc(1, sizeof *o);
 
         if (!o)
@@ -193,7 +194,7 @@ static void report(struct org_ratings *r, const struct rw_job *j, const struct r
                 o->season_asked = j->want_season;
                 o->season = j->season;
         }
-        o->dropped = dropped;
+        o->kind = kind;
         o->out = *out;
         post(r, o);
 }
@@ -249,7 +250,7 @@ static int expand_all(struct org_ratings *r, struct rw_job **jobs, size_t *n, si
         int k = rw_all_games(&r->ctx, &games, &out);
 
         if (k < 0) {
-                report(r, NULL, &out, true);
+                report(r, NULL, &out, OUTCOME_TROUBLE);
                 return k;
         }
         for (int i = 0; i < k; i++) {
@@ -281,6 +282,7 @@ static int expand_all(struct org_ratings *r, struct rw_job **jobs, size_t *n, si
 static void *worker(void *userdata) {
         struct org_ratings *r = userdata;
         unsigned backoff = ORG_BACKOFF_FIRST_MS;
+        bool outage = false;            /* told the loop once; quiet until it ends */
 
         for (;;) {
                 struct rw_job *jobs;
@@ -312,7 +314,9 @@ static void *worker(void *userdata) {
                         if (store_ratings_open(r->dsn, ORG_STATEMENT_TIMEOUT_MS, &c, err, sizeof err) < 0) {
                                 snprintf(out.message, sizeof out.message, "the rating worker cannot connect to "
                                          "the database (retrying): %s", err);
-                                report(r, NULL, &out, true);
+                                if (!outage)
+                                        report(r, NULL, &out, OUTCOME_TROUBLE);
+                                outage = true;
                                 put_back(r, jobs, n, check_all);
                                 free(jobs);
                                 if (!back_off(r, &backoff))
@@ -320,6 +324,11 @@ static void *worker(void *userdata) {
                                 continue;
                         }
                         set_conn(r, c);
+                        if (outage) {
+                                snprintf(out.message, sizeof out.message, "the rating worker is connected again");
+                                report(r, NULL, &out, OUTCOME_NOTE);
+                                outage = false;
+                        }
                 }
                 if (check_all && expand_all(r, &jobs, &n, &cap) < 0) {
                         put_back(r, jobs, n, true);
@@ -337,10 +346,10 @@ static void *worker(void *userdata) {
                         rw_process(&r->ctx, &jobs[i], &out);
                         if (out.retry) {
                                 lost = true;
-                                report(r, NULL, &out, true);
+                                report(r, NULL, &out, OUTCOME_TROUBLE);
                                 break;
                         }
-                        report(r, &jobs[i], &out, false);
+                        report(r, &jobs[i], &out, OUTCOME_DONE);
                         job_free(&jobs[i]);
                         backoff = ORG_BACKOFF_FIRST_MS;
                         pthread_mutex_lock(&r->lock);
@@ -419,10 +428,13 @@ static void handle(struct org_ratings *r, struct outcome *o) {
         const struct rw_outcome *out = &o->out;
 
         if (out->message[0])
-                log_full_errno(o->dropped || out->retry ? LOG_WARNING : LOG_NOTICE, 0, "%s", out->message);
-        if (o->dropped || out->failed)
+                log_full_errno(o->kind == OUTCOME_TROUBLE || out->failed ? LOG_WARNING : LOG_NOTICE, 0, "%s",
+                               out->message);
+        if (out->detail[0])
+                log_info("%s", out->detail);
+        if (o->kind == OUTCOME_TROUBLE || out->failed)
                 r->stats.failures++;
-        if (o->dropped)
+        if (o->kind != OUTCOME_DONE)
                 return;
         r->stats.steps += out->steps;
         r->stats.recomputes += out->recomputes;

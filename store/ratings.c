@@ -30,6 +30,9 @@
 #define OID_TIMESTAMPTZ         1184
 /* COPY data is handed to libpq in pieces of about this size. */
 #define COPY_CHUNK              (1u << 20)
+/* Seconds a connection attempt of the worker may take, unless the DSN
+ * says otherwise. */
+#define STORE_RATINGS_CONNECT_TIMEOUT_S "10"
 /* Microseconds in a day, for season ends (dates, UTC). */
 #define USEC_PER_DAY            INT64_C(86400000000)
 
@@ -337,10 +340,15 @@ static const char session_sql[] =
 
 int store_ratings_open(const char *dsn, unsigned statement_timeout_ms, struct store_ratings **ret, char *err,
                        size_t len) {
-        static const char *const keywords[] = { "dbname", "fallback_application_name", "client_encoding", NULL };
-        const char *values[] = { dsn, "arbiterd ratings", "UTF8", NULL };
+        /* connect_timeout before dbname, so that the DSN's own wins: a
+         * server that does not answer must not hold a shutdown for the
+         * kernel's TCP timeout (the daemon's store bounds its attempts the
+         * same: store.c, STORE_CONNECT_TIMEOUT_DEFAULT_S) */
+        static const char *const keywords[] = { "connect_timeout", "dbname", "fallback_application_name",
+                                                "client_encoding", NULL };
+        const char *values[] = { STORE_RATINGS_CONNECT_TIMEOUT_S, dsn, "arbiterd ratings", "UTF8", NULL };
         struct store_ratings *c = calloc(1, sizeof *c);
-        char sql[64];
+        char sql[96];
         PGresult *res = NULL;
 
         *ret = NULL;
@@ -355,7 +363,11 @@ int store_ratings_open(const char *dsn, unsigned statement_timeout_ms, struct st
                 store_ratings_close(c);
                 return -ENOTCONN;
         }
-        snprintf(sql, sizeof sql, "SET statement_timeout = %u", statement_timeout_ms);
+        /* A commit need not wait for the disk: every table is one
+         * transaction, derived from the results, and one lost in a crash is
+         * done again (its marks go in the same transaction, and a step's
+         * results follow the table's key). */
+        snprintf(sql, sizeof sql, "SET statement_timeout = %u; SET synchronous_commit = off", statement_timeout_ms);
         res = PQexec(c->conn, sql);
         if (PQresultStatus(res) == PGRES_COMMAND_OK) {
                 PQclear(res);
@@ -819,83 +831,117 @@ int store_ratings_history_cut(struct store_ratings *c, const char *game, const s
 
 #define APPEND(col) col " = h." col " || excluded." col
 
-int store_ratings_history_append(struct store_ratings *c, const char *game, const struct store_player_history *h,
-                                 size_t n) {
+static void put_text(struct copy *w, const char *text) {
+        size_t n = strlen(text);
+
+        put32(w, (int32_t) n);
+        put(w, text, n);
+}
+
+static void put_timestamptz(struct copy *w, int64_t unix_us) {
+        put32(w, 8);
+        put64(w, unix_us - PG_EPOCH_US);
+}
+
+/* One player's OpenSkill entries as a row: with game (fresh: straight into
+ * the real table, with the last entry's key) or without (the scratch
+ * table's columns). */
+static void put_os_row(struct copy *w, const char *game, const struct store_player_history *h) {
+        const struct store_history_os *e = h->os;
+        size_t k = h->n_os, z = sizeof *e;
+
+        put_row(w, game ? 10 : 7);
+        if (game)
+                put_text(w, game);
+        put_int8(w, h->player);
+        put_array(w, ELEM_INT8, e, z, offsetof(struct store_history_os, match), k);
+        put_array(w, ELEM_TIMESTAMPTZ, e, z, offsetof(struct store_history_os, at_us), k);
+        put_array(w, ELEM_FLOAT8, e, z, offsetof(struct store_history_os, mu_before), k);
+        put_array(w, ELEM_FLOAT8, e, z, offsetof(struct store_history_os, sigma_before), k);
+        put_array(w, ELEM_FLOAT8, e, z, offsetof(struct store_history_os, mu), k);
+        put_array(w, ELEM_FLOAT8, e, z, offsetof(struct store_history_os, sigma), k);
+        if (game) {
+                put_timestamptz(w, e[k - 1].at_us);
+                put_int8(w, e[k - 1].match);
+        }
+}
+
+static void put_g2_row(struct copy *w, const char *game, const struct store_player_history *h) {
+        const struct store_history_g2 *e = h->g2;
+        size_t k = h->n_g2, z = sizeof *e;
+
+        put_row(w, game ? 12 : 9);
+        if (game)
+                put_text(w, game);
+        put_int8(w, h->player);
+        put_array(w, ELEM_INT8, e, z, offsetof(struct store_history_g2, match), k);
+        put_array(w, ELEM_TIMESTAMPTZ, e, z, offsetof(struct store_history_g2, at_us), k);
+        put_array(w, ELEM_FLOAT8, e, z, offsetof(struct store_history_g2, rating_before), k);
+        put_array(w, ELEM_FLOAT8, e, z, offsetof(struct store_history_g2, rd_before), k);
+        put_array(w, ELEM_FLOAT8, e, z, offsetof(struct store_history_g2, volatility_before), k);
+        put_array(w, ELEM_FLOAT8, e, z, offsetof(struct store_history_g2, rating), k);
+        put_array(w, ELEM_FLOAT8, e, z, offsetof(struct store_history_g2, rd), k);
+        put_array(w, ELEM_FLOAT8, e, z, offsetof(struct store_history_g2, volatility), k);
+        if (game) {
+                put_timestamptz(w, e[k - 1].at_us);
+                put_int8(w, e[k - 1].match);
+        }
+}
+
+/* One system's entries: COPY (into the real table when fresh, else into
+ * the scratch table, then merged). */
+static int append_system(struct store_ratings *c, const char *game, const struct store_player_history *h, size_t n,
+                         bool fresh, bool g2) {
         const char *p[] = { game };
         struct copy w;
         int r;
 
-        r = copy_begin(&w, c, "COPY rating_os_in FROM STDIN (FORMAT binary)");
+        r = copy_begin(&w, c, g2 ? (fresh ? "COPY rating_history_glicko2 FROM STDIN (FORMAT binary)"
+                                          : "COPY rating_g2_in FROM STDIN (FORMAT binary)")
+                                 : (fresh ? "COPY rating_history_openskill FROM STDIN (FORMAT binary)"
+                                          : "COPY rating_os_in FROM STDIN (FORMAT binary)"));
         for (size_t i = 0; r >= 0 && i < n; i++) {
-                const struct store_history_os *e = h[i].os;
-                size_t k = h[i].n_os, z = sizeof *e;
-
-                if (k == 0)
+                if (g2 ? h[i].n_g2 == 0 : h[i].n_os == 0)
                         continue;
-                put_row(&w, 7);
-                put_int8(&w, h[i].player);
-                put_array(&w, ELEM_INT8, e, z, offsetof(struct store_history_os, match), k);
-                put_array(&w, ELEM_TIMESTAMPTZ, e, z, offsetof(struct store_history_os, at_us), k);
-                put_array(&w, ELEM_FLOAT8, e, z, offsetof(struct store_history_os, mu_before), k);
-                put_array(&w, ELEM_FLOAT8, e, z, offsetof(struct store_history_os, sigma_before), k);
-                put_array(&w, ELEM_FLOAT8, e, z, offsetof(struct store_history_os, mu), k);
-                put_array(&w, ELEM_FLOAT8, e, z, offsetof(struct store_history_os, sigma), k);
+                if (g2)
+                        put_g2_row(&w, fresh ? game : NULL, &h[i]);
+                else
+                        put_os_row(&w, fresh ? game : NULL, &h[i]);
         }
         if (r >= 0)
                 r = copy_end(&w);
         else
                 free(w.buf);
-        if (r >= 0)
-                r = command(c, "appending to the history",
-                            "INSERT INTO rating_history_openskill AS h (game, player_id, stage_match_ids, ats, mu_before, "
-                            "  sigma_before, mu, sigma, last_at, last_id) "
-                            "SELECT $1, i.*, i.ats[cardinality(i.ats)], i.stage_match_ids[cardinality(i.stage_match_ids)] "
-                            "FROM rating_os_in i "
-                            "ON CONFLICT (game, player_id) DO UPDATE SET " APPEND("stage_match_ids") ", " APPEND("ats")
-                            ", " APPEND("mu_before") ", " APPEND("sigma_before") ", " APPEND("mu") ", " APPEND("sigma")
-                            ", last_at = excluded.last_at, last_id = excluded.last_id",
-                            1, p);
-        if (r >= 0)
-                r = command(c, "clearing the scratch table", "DELETE FROM rating_os_in", 0, NULL);
-        if (r < 0)
+        if (r < 0 || fresh)
                 return r;
-
-        r = copy_begin(&w, c, "COPY rating_g2_in FROM STDIN (FORMAT binary)");
-        for (size_t i = 0; r >= 0 && i < n; i++) {
-                const struct store_history_g2 *e = h[i].g2;
-                size_t k = h[i].n_g2, z = sizeof *e;
-
-                if (k == 0)
-                        continue;
-                put_row(&w, 9);
-                put_int8(&w, h[i].player);
-                put_array(&w, ELEM_INT8, e, z, offsetof(struct store_history_g2, match), k);
-                put_array(&w, ELEM_TIMESTAMPTZ, e, z, offsetof(struct store_history_g2, at_us), k);
-                put_array(&w, ELEM_FLOAT8, e, z, offsetof(struct store_history_g2, rating_before), k);
-                put_array(&w, ELEM_FLOAT8, e, z, offsetof(struct store_history_g2, rd_before), k);
-                put_array(&w, ELEM_FLOAT8, e, z, offsetof(struct store_history_g2, volatility_before), k);
-                put_array(&w, ELEM_FLOAT8, e, z, offsetof(struct store_history_g2, rating), k);
-                put_array(&w, ELEM_FLOAT8, e, z, offsetof(struct store_history_g2, rd), k);
-                put_array(&w, ELEM_FLOAT8, e, z, offsetof(struct store_history_g2, volatility), k);
-        }
+        r = command(c, "appending to the history",
+                    g2 ? "INSERT INTO rating_history_glicko2 AS h (game, player_id, stage_match_ids, ats, "
+                         "  rating_before, rd_before, volatility_before, rating, rd, volatility, last_at, last_id) "
+                         "SELECT $1, i.*, i.ats[cardinality(i.ats)], i.stage_match_ids[cardinality(i.stage_match_ids)] "
+                         "FROM rating_g2_in i "
+                         "ON CONFLICT (game, player_id) DO UPDATE SET " APPEND("stage_match_ids") ", " APPEND("ats")
+                         ", " APPEND("rating_before") ", " APPEND("rd_before") ", " APPEND("volatility_before") ", "
+                         APPEND("rating") ", " APPEND("rd") ", " APPEND("volatility")
+                         ", last_at = excluded.last_at, last_id = excluded.last_id"
+                       : "INSERT INTO rating_history_openskill AS h (game, player_id, stage_match_ids, ats, mu_before, "
+                         "  sigma_before, mu, sigma, last_at, last_id) "
+                         "SELECT $1, i.*, i.ats[cardinality(i.ats)], i.stage_match_ids[cardinality(i.stage_match_ids)] "
+                         "FROM rating_os_in i "
+                         "ON CONFLICT (game, player_id) DO UPDATE SET " APPEND("stage_match_ids") ", " APPEND("ats")
+                         ", " APPEND("mu_before") ", " APPEND("sigma_before") ", " APPEND("mu") ", " APPEND("sigma")
+                         ", last_at = excluded.last_at, last_id = excluded.last_id",
+                    1, p);
         if (r >= 0)
-                r = copy_end(&w);
-        else
-                free(w.buf);
-        if (r >= 0)
-                r = command(c, "appending to the history",
-                            "INSERT INTO rating_history_glicko2 AS h (game, player_id, stage_match_ids, ats, "
-                            "  rating_before, rd_before, volatility_before, rating, rd, volatility, last_at, last_id) "
-                            "SELECT $1, i.*, i.ats[cardinality(i.ats)], i.stage_match_ids[cardinality(i.stage_match_ids)] "
-                            "FROM rating_g2_in i "
-                            "ON CONFLICT (game, player_id) DO UPDATE SET " APPEND("stage_match_ids") ", " APPEND("ats")
-                            ", " APPEND("rating_before") ", " APPEND("rd_before") ", " APPEND("volatility_before") ", "
-                            APPEND("rating") ", " APPEND("rd") ", " APPEND("volatility")
-                            ", last_at = excluded.last_at, last_id = excluded.last_id",
-                            1, p);
-        if (r >= 0)
-                r = command(c, "clearing the scratch table", "DELETE FROM rating_g2_in", 0, NULL);
+                r = command(c, "clearing the scratch table", g2 ? "DELETE FROM rating_g2_in" : "DELETE FROM rating_os_in",
+                            0, NULL);
         return r;
+}
+
+int store_ratings_history_append(struct store_ratings *c, const char *game, const struct store_player_history *h,
+                                 size_t n, bool fresh) {
+        int r = append_system(c, game, h, n, fresh, false);
+
+        return r < 0 ? r : append_system(c, game, h, n, fresh, true);
 }
 
 int store_ratings_table_done(struct store_ratings *c, const struct store_rating_table *t, const char *params,

@@ -181,9 +181,10 @@ int store_ratings_rows_write(struct store_ratings *c, const struct store_rating_
 
 /* Cuts game's history (both systems) from place from on (NULL: all of it). */
 int store_ratings_history_cut(struct store_ratings *c, const char *game, const struct store_rating_key *from);
-/* Appends each player's entries to their history in game. */
+/* Appends each player's entries to their history in game; fresh: the
+ * game's history was just cut whole, and the rows go straight in. */
 int store_ratings_history_append(struct store_ratings *c, const char *game, const struct store_player_history *h,
-                                 size_t n);
+                                 size_t n, bool fresh);
 
 /* Records what table t now holds: params, the last result taken (NULL:
  * none), how many results up to there, ready. */

@@ -13,7 +13,9 @@
  * touching the results costs), and an Elo update (Arpad Elo's rating
  * system, "The Rating of Chessplayers, Past and Present", 1978, in its
  * common logistic form: E = 1/(1+10^((Rb-Ra)/400)), R' = R + K(S-E),
- * pairwise over a table's seats), the cheapest rating system there is.
+ * pairwise over a table's seats), the cheapest rating update there is: a
+ * yardstick only, arbiter rates with OpenSkill and Glicko-2 and nothing
+ * else (docs/ratings.md).
  */
 #include <math.h>
 #include <stdint.h>
@@ -147,7 +149,8 @@ static double elo_pass(const struct tour_rating_match *m, double *elo) {
 static void report(const char *what, double t, double read_t, double elo_t) {
         printf("%s: %d results in %.3f s = %.2f M results/s on one core; target %d results < %.0f s: %s\n",
                what, RESULTS, t, RESULTS / t / 1e6, RESULTS, TARGET_S, t < TARGET_S ? "met" : "NOT MET");
-        printf("    reference, same results: read pass %.3f s (%.0fx faster), Elo %.3f s (%.1fx faster)\n",
+        printf("    reference, same results: read pass %.3f s (%.0fx faster), an Elo update (a yardstick, not one "
+               "of arbiter's systems) %.3f s (%.1fx faster)\n",
                read_t, t / read_t, elo_t, t / elo_t);
 }
 

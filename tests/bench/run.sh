@@ -9,6 +9,7 @@ cd "$(dirname "$0")/../.."
 for b in "$build"/tests/bench/bench_*; do
     [[ -x $b ]] || continue
     [[ $(basename "$b") == bench_stamp ]] && continue   # a helper of bench_e2e.sh
+    [[ $(basename "$b") == bench_ratings_live ]] && continue    # a helper of ratings.sh
     echo "== $(basename "$b")"
     "$b"
     echo
@@ -21,3 +22,6 @@ tests/bench/bench_e2e.sh "$build"
 echo
 echo "== a venue's load (2,000 event streams and slow clients; issue 11)"
 tests/bench/load.sh "$build"
+echo
+echo "== ratings at a million results: a new result's step, a full recompute, the loop meanwhile (issue 12)"
+tests/bench/ratings.sh "$build"
