@@ -84,7 +84,9 @@ int org_ratings_new(struct loop *loop, struct store *store, const struct org_rat
                     org_ratings_changed_fn changed, void *userdata, struct org_ratings **ret);
 /* Stops the worker (its statement in progress is cancelled, and its
  * transaction rolled back: the next start does it again), then answers
- * every season waiter ORG_SEASON_GONE.  Accepts NULL. */
+ * every season waiter ORG_SEASON_GONE.  Accepts NULL.  Free the store
+ * before the loop turns again: its LISTEN stays registered with this
+ * organiser (store.h has no way to take one back). */
 void org_ratings_free(struct org_ratings *r);
 
 /* Every game looked at: the database became ready (start, reconnect). */
