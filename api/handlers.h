@@ -79,9 +79,6 @@ void handle_leaderboard(struct api_request *req);
 void reply_store_error(struct api_request *req, int r);
 /* Parses ?limit=&after= (defaults 100 and 0); replies 400 and returns false on bad values. */
 bool page_params(struct api_request *req, long long *ret_limit, long long *ret_after);
-/* Replies with a page {items, next} of sql's rows (one JSON object with an
- * "id" each), sql taking $1 = after, $2 = limit from ?after= and ?limit=. */
-void reply_list_page(struct api_request *req, const char *sql);
 /* A page {items, next} of items (taken): next is last_id, the id of the
  * page's last item, or null when it is 0 (an empty page). */
 json_t *api_page(json_t *items, int64_t last_id);

@@ -7,7 +7,6 @@
 #include <microhttpd.h>
 
 #include "api/handlers.h"
-#include "store/store.h"
 
 void reply_store_error(struct api_request *req, int r) {
         if (r == -ENOTCONN)
@@ -31,43 +30,6 @@ static bool parse_count(const char *s, long long min, long long max, long long *
                 return false;
         *ret = v;
         return true;
-}
-
-/* A page {items, next} of one JSON object with an "id" per row; next is
- * the last id, or null. */
-static void on_page(void *userdata, const PGresult *res, const char *error) {
-        struct api_request *req = userdata;
-        json_t *items;
-        json_int_t last = 0;
-
-        if (!res) {
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the list query failed: %s", error);
-                return;
-        }
-        items = json_array();
-        for (int i = 0; i < PQntuples(res); i++) {
-                json_t *t = json_loads(PQgetvalue(res, i, 0), 0, NULL);
-                if (t) {
-                        last = json_integer_value(json_object_get(t, "id"));
-                        json_array_append_new(items, t);
-                }
-        }
-        api_reply_json(req, MHD_HTTP_OK, api_page(items, last));
-}
-
-void reply_list_page(struct api_request *req, const char *sql) {
-        long long limit, after;
-        char limit_s[24], after_s[24];
-        int r;
-
-        if (!page_params(req, &limit, &after))
-                return;
-        snprintf(limit_s, sizeof limit_s, "%lld", limit);
-        snprintf(after_s, sizeof after_s, "%lld", after);
-        const char *p[] = { after_s, limit_s };
-        r = store_query(req->deps->store, sql, 2, p, on_page, req);
-        if (r < 0)
-                reply_store_error(req, r);
 }
 
 json_t *api_page(json_t *items, int64_t last_id) {
