@@ -1,7 +1,10 @@
 /* api/draws.c — a tournament's fair draws (docs/fairness.md):
- * GET /v1/tournaments/{id}/calls, and what the call of a stage match uses
- * (api/tournaments.h).  The derivations are organiser/draws.h's, the reads
- * store/tournaments.h's. */
+ * GET /v1/tournaments/{id}/calls, every call of a stage match with the
+ * identity its seed came from.  A tournament holds one secret per epoch;
+ * replies show each secret's SHA-256 from the start and the secret once
+ * revealed (tour_secret_revealed, tournament/states.h); the secrets are
+ * drawn and the seeds derived by organiser/draws.h, the calls read by
+ * store/tournaments.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,18 +13,7 @@
 
 #include "api/handlers.h"
 #include "api/tournaments.h"
-#include "organiser/draws.h"
 #include "organiser/tournaments.h"
-#include "store/store.h"
-
-const char tour_next_call_sql[] =
-        "SELECT encode(t.secrets[cardinality(t.secrets)], 'hex'), cardinality(t.secrets), "
-        "       (SELECT coalesce(max(c.attempt), 0) + 1 FROM match_calls c WHERE c.stage_match_id = $2) "
-        "FROM tournaments t WHERE t.id = $1";
-
-int tour_call_seed(const char *secret_hex, int64_t tournament, int64_t stage_match, int attempt, uint64_t *ret) {
-        return org_call_seed(secret_hex, tournament, stage_match, attempt, ret);
-}
 
 static void on_calls(void *userdata, const struct org_result *result, const struct store_call_row *rows, size_t n) {
         struct api_request *req = userdata;

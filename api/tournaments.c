@@ -25,42 +25,7 @@
 #include "store/tournaments.h"
 #include "tournament/states.h"
 
-/* ---- shared replies and events ------------------------------------------ */
-
-void tour_reply_row(struct api_request *req, unsigned status, const PGresult *res, const char *error,
-                    const char *what) {
-        json_t *j;
-
-        if (!res) {
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the %s query failed: %s", what, error);
-                return;
-        }
-        if (PQntuples(res) == 0 || PQgetisnull(res, 0, 0)) {
-                api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no %s %s", what,
-                                  route_param(&req->match, "id") ? route_param(&req->match, "id") : "");
-                return;
-        }
-        j = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
-        if (!j) {
-                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the database returned a %s that is not JSON",
-                                  what);
-                return;
-        }
-        if (json_is_string(json_object_get(j, "error"))) {
-                api_reply_problem(req, MHD_HTTP_CONFLICT, "%s", json_string_value(json_object_get(j, "error")));
-                json_decref(j);
-                return;
-        }
-        api_reply_json(req, status, j);
-}
-
-void tour_on_row(void *userdata, const PGresult *res, const char *error) {
-        tour_reply_row(userdata, MHD_HTTP_OK, res, error, "tournament");
-}
-
-void tour_on_created(void *userdata, const PGresult *res, const char *error) {
-        tour_reply_row(userdata, MHD_HTTP_CREATED, res, error, "tournament");
-}
+/* ---- events ------------------------------------------------------------- */
 
 void tour_event(const struct api_deps *deps, int64_t id, const char *event, json_t *data) {
         char topic[40];
