@@ -232,7 +232,7 @@ static void on_previous(void *userdata, const struct org_result *result, struct 
 
         if (result->outcome != ORG_DONE) {
                 if (result->outcome == ORG_NOT_FOUND)
-                        finish_with(c, ORG_INTERNAL, "the previous stage is gone");
+                        finish_with(c, ORG_CONFLICT, "the previous stage is gone");
                 else
                         finish(c, result, NULL);
                 return;
