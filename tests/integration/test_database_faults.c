@@ -164,6 +164,8 @@ static void a_write_cut_by_the_outage_goes_to_the_spool(void **state) {
 
         outage_pg(&o, "start");
         assert_true(daemon_wait_log(&o.d, "spool flushed", HARNESS_WAIT_MS));
+        /* the REST connection reconnects on its own: reads wait for it */
+        assert_true(wait_database_state(&o.d, "ready", HARNESS_WAIT_MS));
         char *k = kinds(id);
         assert_string_equal(k, "start pause resume");
         free(k);
@@ -203,6 +205,8 @@ static void control_requests_in_an_outage_say_what_happened(void **state) {
 
         outage_pg(&o, "start");
         assert_true(daemon_wait_log(&o.d, "spool flushed", HARNESS_WAIT_MS));
+        /* the REST connection reconnects on its own: reads wait for it */
+        assert_true(wait_database_state(&o.d, "ready", HARNESS_WAIT_MS));
         char *k = kinds(id);
         /* the refused retry is logged too, as refused */
         assert_string_equal(k, "start pause pause resume");

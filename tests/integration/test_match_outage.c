@@ -180,6 +180,8 @@ static void inputs_made_during_an_outage_are_spooled_and_flushed(void **state) {
         pg("start");
         assert_true(wait_database_state(&daemon_, "ready", HARNESS_WAIT_MS));
         assert_true(daemon_wait_log(&daemon_, "spool flushed", HARNESS_WAIT_MS));
+        /* the REST connection reconnects on its own: reads wait for it */
+        assert_true(wait_database_state(&daemon_, "ready", HARNESS_WAIT_MS));
         json_t *items = log_of(id);
         assert_logged_call(items, first);
         assert_logged_call(items, during1);

@@ -96,6 +96,8 @@ static void an_fsync_that_hangs_holds_only_its_input(void **state) {
 
         outage_pg(&o, "start");
         assert_true(daemon_wait_log(&o.d, "spool flushed", HARNESS_WAIT_MS));
+        /* the REST connection reconnects on its own: reads wait for it */
+        assert_true(wait_database_state(&o.d, "ready", HARNESS_WAIT_MS));
         json_t *items = outage_log(&o, id);
         json_t *stored;
         bool found = false;
