@@ -36,133 +36,17 @@
 #include "store/store.h"
 #include "store/tournaments.h"
 #include "tests/integration/harness.h"
-
-static struct loop *loop;
-static struct store *store;
-static char *dsn;
-
-/* ---- waiting for one callback ---------------------------------------------- */
-
-struct wait {
-        bool done, timed_out;
-};
-
-static void on_hang(evutil_socket_t fd, short what, void *userdata) {
-        struct wait *w = userdata;
-
-        (void) fd, (void) what;
-        w->timed_out = w->done = true;
-}
-
-/* Runs the loop until w->done (a callback sets it); a hang fails the test. */
-static void wait_for(struct wait *w, const char *what) {
-        struct timeval tv = { HARNESS_WAIT_MS / 1000, 0 };
-        struct event *guard = evtimer_new(loop_base(loop), on_hang, w);
-
-        assert_non_null(guard);
-        evtimer_add(guard, &tv);
-        assert_int_equal(loop_run_until(loop, &w->done), 0);
-        event_free(guard);
-        if (w->timed_out || !w->done)
-                fail_msg("no answer: %s", what);
-}
-
-/* Runs sql on the test's database (blocking: test setup only). */
-__attribute__((format(printf, 1, 2)))
-static void sql(const char *fmt, ...) {
-        PGconn *c = PQconnectdb(dsn);
-        PGresult *res;
-        char *q;
-        va_list ap;
-
-        va_start(ap, fmt);
-        assert_true(vasprintf(&q, fmt, ap) > 0);
-        va_end(ap);
-        if (PQstatus(c) != CONNECTION_OK)
-                fail_msg("cannot connect to %s: %s", dsn, PQerrorMessage(c));
-        res = PQexec(c, q);
-        if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
-                fail_msg("%s: %s", q, PQerrorMessage(c));
-        PQclear(res);
-        PQfinish(c);
-        free(q);
-}
-
-/* One value from the test's database as text, "" for NULL (blocking: test
- * checks only; the caller frees). */
-__attribute__((format(printf, 1, 2)))
-static char *sql_text(const char *fmt, ...) {
-        PGconn *c = PQconnectdb(dsn);
-        PGresult *res;
-        char *q, *v;
-        va_list ap;
-
-        va_start(ap, fmt);
-        assert_true(vasprintf(&q, fmt, ap) > 0);
-        va_end(ap);
-        res = PQexec(c, q);
-        if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
-                fail_msg("%s: %s", q, PQerrorMessage(c));
-        v = strdup(PQgetvalue(res, 0, 0));
-        PQclear(res);
-        PQfinish(c);
-        free(q);
-        return v;
-}
-
-__attribute__((format(printf, 1, 2)))
-static int64_t sql_int64(const char *fmt, ...) {
-        char *q, *v;
-        int64_t n;
-        va_list ap;
-
-        va_start(ap, fmt);
-        assert_true(vasprintf(&q, fmt, ap) > 0);
-        va_end(ap);
-        v = sql_text("%s", q);
-        n = strtoll(v, NULL, 10);
-        free(v);
-        free(q);
-        return n;
-}
-
-/* ---- the store -------------------------------------------------------------- */
-
-static void on_state(void *userdata, enum store_state state, const char *detail) {
-        struct wait *w = userdata;
-
-        if (state == STORE_READY)
-                w->done = true;
-        else if (state == STORE_FAILED)
-                fail_msg("the store failed: %s", detail);
-}
+#include "tests/integration/own_store.h"
 
 static int setup(void **state) {
-        char *name = strdup(unique_name("organiser")), migrations[512];
-        struct wait ready = { 0 };
         (void) state;
-
-        log_set_level(LOG_WARNING);             /* the migrations' notices are not this test's */
-        dsn = create_database(name);
-        free(name);
-        snprintf(migrations, sizeof migrations, "%s/migrations", harness_env("ARBITER_TEST_ROOT"));
-        struct store_config cfg = {
-                .dsn = dsn,
-                .statement_timeout_ms = HARNESS_WAIT_MS,
-                .reconnect_max_s = 1,
-                .migrations_dir = migrations,
-        };
-        assert_int_equal(loop_new(&loop), 0);
-        assert_int_equal(store_new(loop, &cfg, on_state, &ready, &store), 0);
-        wait_for(&ready, "the store becoming ready");
+        own_store_open("organiser");
         return 0;
 }
 
 static int teardown(void **state) {
         (void) state;
-        store_free(store);
-        loop_free(loop);
-        free(dsn);
+        own_store_close();
         return 0;
 }
 
@@ -171,7 +55,7 @@ static int teardown(void **state) {
 #define MAX_ROWS 16
 
 struct got {
-        struct wait w;
+        struct own_wait w;
         enum org_outcome outcome;
         char detail[ORG_DETAIL_MAX];
         enum store_failure failure;
@@ -260,16 +144,16 @@ static struct got create(bool competitive, uint64_t seed, const int64_t *tables,
                 .who = "test",
         };
 
-        assert_int_equal(org_tournament_create(store, &t, on_tournament, &g), 0);
-        wait_for(&g.w, "creating a tournament");
+        assert_int_equal(org_tournament_create(own_store, &t, on_tournament, &g), 0);
+        own_wait_for(&g.w, "creating a tournament");
         return g;
 }
 
 static struct got move(int64_t id, enum tour_state to) {
         struct got g = { 0 };
 
-        assert_int_equal(org_tournament_move(store, id, to, on_tournament, &g), 0);
-        wait_for(&g.w, "a move");
+        assert_int_equal(org_tournament_move(own_store, id, to, on_tournament, &g), 0);
+        own_wait_for(&g.w, "a move");
         return g;
 }
 
@@ -277,24 +161,24 @@ static struct got reg(int64_t t, int64_t player, int seed) {
         struct got g = { 0 };
         struct org_registration_new r = { .tournament = t, .player = player, .seed = seed, .who = "test" };
 
-        assert_int_equal(org_register(store, &r, on_registrations, &g), 0);
-        wait_for(&g.w, "a registration");
+        assert_int_equal(org_register(own_store, &r, on_registrations, &g), 0);
+        own_wait_for(&g.w, "a registration");
         return g;
 }
 
 static struct got change(int64_t t, int64_t player, enum org_registration_change what) {
         struct got g = { 0 };
 
-        assert_int_equal(org_registration_change(store, t, player, what, "test", on_registrations, &g), 0);
-        wait_for(&g.w, "a change of a registration");
+        assert_int_equal(org_registration_change(own_store, t, player, what, "test", on_registrations, &g), 0);
+        own_wait_for(&g.w, "a change of a registration");
         return g;
 }
 
 static struct got list(int64_t t) {
         struct got g = { 0 };
 
-        assert_int_equal(org_registrations_list(store, t, on_registrations, &g), 0);
-        wait_for(&g.w, "the registrations");
+        assert_int_equal(org_registrations_list(own_store, t, on_registrations, &g), 0);
+        own_wait_for(&g.w, "the registrations");
         return g;
 }
 
@@ -305,25 +189,25 @@ static void refused(struct got g, enum org_outcome outcome, const char *detail) 
 }
 
 static int64_t new_player(const char *name) {
-        return sql_int64("INSERT INTO players (name) VALUES ('%s') RETURNING id", name);
+        return own_sql_int64("INSERT INTO players (name) VALUES ('%s') RETURNING id", name);
 }
 
 /* A stage of tournament t, as POST .../stages stores it. */
 static int64_t new_stage(int64_t t, int number, const char *format) {
-        return sql_int64("INSERT INTO stages (tournament_id, number, format, config) VALUES (%" PRId64 ", %d, '%s', "
+        return own_sql_int64("INSERT INTO stages (tournament_id, number, format, config) VALUES (%" PRId64 ", %d, '%s', "
                          "'{}') RETURNING id", t, number, format);
 }
 
 /* Starts stage with the tournament's checked-in active players, as the
  * first round of the first stage does. */
 static void start_stage(int64_t stage) {
-        sql("UPDATE stages s SET state = 'running', entrants = coalesce((SELECT array_agg(r.player_id "
+        own_sql("UPDATE stages s SET state = 'running', entrants = coalesce((SELECT array_agg(r.player_id "
             "ORDER BY r.player_id) FROM registrations r WHERE r.tournament_id = s.tournament_id AND r.checked_in "
             "AND r.status = 'active'), '{}') WHERE s.id = %" PRId64, stage);
 }
 
 static bool entrant_of(int64_t stage, int64_t player) {
-        char *v = sql_text("SELECT %" PRId64 " = ANY (entrants) FROM stages WHERE id = %" PRId64, player, stage);
+        char *v = own_sql_text("SELECT %" PRId64 " = ANY (entrants) FROM stages WHERE id = %" PRId64, player, stage);
         bool in = strcmp(v, "t") == 0;
 
         free(v);
@@ -331,7 +215,7 @@ static bool entrant_of(int64_t stage, int64_t player) {
 }
 
 static int64_t entrants(int64_t stage) {
-        return sql_int64("SELECT coalesce(cardinality(entrants), 0) FROM stages WHERE id = %" PRId64, stage);
+        return own_sql_int64("SELECT coalesce(cardinality(entrants), 0) FROM stages WHERE id = %" PRId64, stage);
 }
 
 /* A tournament in running with players[0..n) registered and checked in,
@@ -408,14 +292,14 @@ static void a_tournament_moves_only_along_the_arrows_with_what_each_needs(void *
         assert_int_equal(move(t, TOUR_STATE_CHECK_IN).outcome, ORG_DONE);
         assert_int_equal(move(t, TOUR_STATE_RUNNING).outcome, ORG_DONE);
         start_stage(stage);
-        sql("INSERT INTO stage_matches (stage_id, round, table_no, participants) VALUES (%" PRId64 ", 1, 1, "
+        own_sql("INSERT INTO stage_matches (stage_id, round, table_no, participants) VALUES (%" PRId64 ", 1, 1, "
             "ARRAY[%" PRId64 ", %" PRId64 "])", stage, p[0], p[1]);
         refused(move(t, TOUR_STATE_CHECK_IN), ORG_CONFLICT,
                 "state: running → check_in needs no match made by any stage");
         refused(move(t, TOUR_STATE_FINISHED), ORG_CONFLICT, "state: running → finished needs every stage finished");
         refused(move(t, TOUR_STATE_DRAFT), ORG_CONFLICT,
                 "state: a tournament in running can move to check_in, finished, not to draft");
-        sql("UPDATE stages SET state = 'finished' WHERE id = %" PRId64, stage);
+        own_sql("UPDATE stages SET state = 'finished' WHERE id = %" PRId64, stage);
         g = move(t, TOUR_STATE_FINISHED);
         assert_int_equal(g.outcome, ORG_DONE);
         assert_int_equal(g.n_secrets, 1);
@@ -429,7 +313,7 @@ static void a_tournament_moves_only_along_the_arrows_with_what_each_needs(void *
         assert_string_not_equal(g.secrets[0], g.secrets[1]);
 
         refused(move(987654321, TOUR_STATE_REGISTRATION), ORG_NOT_FOUND, "there is no tournament 987654321");
-        assert_int_equal(org_tournament_move(store, t, (enum tour_state) 0, on_tournament, &g), -EINVAL);
+        assert_int_equal(org_tournament_move(own_store, t, (enum tour_state) 0, on_tournament, &g), -EINVAL);
 }
 
 /* Two moves decided on the same facts: the store runs the statements in
@@ -441,14 +325,14 @@ static void of_two_moves_decided_at_once_one_passes_and_the_other_is_told(void *
 
         g = create(true, 0, NULL, 0);
         assert_int_equal(g.outcome, ORG_DONE);
-        assert_int_equal(org_tournament_move(store, g.id, TOUR_STATE_REGISTRATION, on_tournament, &a), 0);
-        assert_int_equal(org_tournament_move(store, g.id, TOUR_STATE_REGISTRATION, on_tournament, &b), 0);
-        wait_for(&a.w, "the first move");
-        wait_for(&b.w, "the second move");
+        assert_int_equal(org_tournament_move(own_store, g.id, TOUR_STATE_REGISTRATION, on_tournament, &a), 0);
+        assert_int_equal(org_tournament_move(own_store, g.id, TOUR_STATE_REGISTRATION, on_tournament, &b), 0);
+        own_wait_for(&a.w, "the first move");
+        own_wait_for(&b.w, "the second move");
         assert_int_equal(a.outcome, ORG_DONE);
         assert_string_equal(a.state, "registration");
         refused(b, ORG_CONFLICT, "the tournament changed state meanwhile; try again");
-        assert_int_equal(sql_int64("SELECT cardinality(secrets) FROM tournaments WHERE id = %" PRId64, g.id), 1);
+        assert_int_equal(own_sql_int64("SELECT cardinality(secrets) FROM tournaments WHERE id = %" PRId64, g.id), 1);
 }
 
 static void a_tournament_calls_only_at_tables_that_exist(void **state) {
@@ -456,7 +340,7 @@ static void a_tournament_calls_only_at_tables_that_exist(void **state) {
         struct got g;
         (void) state;
 
-        table = sql_int64("INSERT INTO tables (name, created_by) VALUES ('%s', 'test') RETURNING id",
+        table = own_sql_int64("INSERT INTO tables (name, created_by) VALUES ('%s', 'test') RETURNING id",
                           unique_name("table"));
         tables[0] = table;
         tables[1] = table + 1000000;
@@ -478,7 +362,7 @@ static void who_may_register_check_in_and_drop_and_when(void **state) {
         for (int i = 0; i < 4; i++)
                 p[i] = new_player(unique_name("entrant"));
         idle = new_player(unique_name("retired"));
-        sql("UPDATE players SET active = false WHERE id = %" PRId64, idle);
+        own_sql("UPDATE players SET active = false WHERE id = %" PRId64, idle);
         t = create(false, 3, NULL, 0).id;
 
         refused(reg(987654321, p[0], 0), ORG_NOT_FOUND, "there is no tournament 987654321");
@@ -541,7 +425,7 @@ static void who_may_register_check_in_and_drop_and_when(void **state) {
         int64_t stage = new_stage(t, 1, "swiss");
         assert_int_equal(change(t, p[1], ORG_CHECK_IN).outcome, ORG_DONE);
         assert_int_equal(move(t, TOUR_STATE_RUNNING).outcome, ORG_DONE);
-        sql("UPDATE stages SET state = 'finished' WHERE id = %" PRId64, stage);
+        own_sql("UPDATE stages SET state = 'finished' WHERE id = %" PRId64, stage);
         assert_int_equal(move(t, TOUR_STATE_FINISHED).outcome, ORG_DONE);
         refused(change(t, p[1], ORG_DROP), ORG_CONFLICT, "the tournament is finished");
         refused(change(t, p[1], ORG_CHECK_IN), ORG_CONFLICT, "the tournament is finished");
@@ -569,7 +453,7 @@ static void a_registration_while_a_swiss_runs_is_a_late_entrant_of_it(void **sta
         assert_int_equal(entrants(stage), 4);
         assert_true(entrant_of(stage, late));
         /* the last entrant: starts on 0 points from the next round */
-        assert_int_equal(sql_int64("SELECT entrants[4] FROM stages WHERE id = %" PRId64, stage), late);
+        assert_int_equal(own_sql_int64("SELECT entrants[4] FROM stages WHERE id = %" PRId64, stage), late);
 }
 
 static void a_stage_that_takes_no_late_entries_refuses_a_registration(void **state) {
@@ -583,10 +467,10 @@ static void a_stage_that_takes_no_late_entries_refuses_a_registration(void **sta
         refused(reg(t, new_player(unique_name("late")), 0), ORG_CONFLICT,
                 "the running stage (single_elimination) takes no late entries");
         assert_int_equal(entrants(stage), 2);
-        assert_int_equal(sql_int64("SELECT count(*) FROM registrations WHERE tournament_id = %" PRId64, t), 2);
+        assert_int_equal(own_sql_int64("SELECT count(*) FROM registrations WHERE tournament_id = %" PRId64, t), 2);
 
         /* between two stages no stage runs: late, in none for now */
-        sql("UPDATE stages SET state = 'finished' WHERE id = %" PRId64, stage);
+        own_sql("UPDATE stages SET state = 'finished' WHERE id = %" PRId64, stage);
         new_stage(t, 2, "swiss");
         g = reg(t, new_player(unique_name("between")), 0);
         assert_int_equal(g.outcome, ORG_DONE);
@@ -616,7 +500,7 @@ static void a_player_registered_before_who_arrives_while_a_swiss_runs_joins_it_l
         assert_true(g.regs[0].checked_in);
         assert_true(g.regs[0].late);
         assert_int_equal(entrants(stage), 4);
-        assert_int_equal(sql_int64("SELECT entrants[4] FROM stages WHERE id = %" PRId64, stage), arrives);
+        assert_int_equal(own_sql_int64("SELECT entrants[4] FROM stages WHERE id = %" PRId64, stage), arrives);
 
         /* checking in again changes nothing; nor does it for one who was
          * there from the start */
@@ -673,7 +557,7 @@ static void a_check_in_before_the_first_stage_starts_is_not_late(void **state) {
 /* ---- calls ------------------------------------------------------------------------------ */
 
 struct calls_got {
-        struct wait w;
+        struct own_wait w;
         enum org_outcome outcome;
         char detail[ORG_DETAIL_MAX];
         size_t n;
@@ -699,13 +583,13 @@ static void on_calls(void *userdata, const struct org_result *r, const struct st
 static struct calls_got calls(int64_t t) {
         struct calls_got g = { 0 };
 
-        assert_int_equal(org_tournament_calls(store, t, on_calls, &g), 0);
-        wait_for(&g.w, "the calls");
+        assert_int_equal(org_tournament_calls(own_store, t, on_calls, &g), 0);
+        own_wait_for(&g.w, "the calls");
         return g;
 }
 
 struct next_got {
-        struct wait w;
+        struct own_wait w;
         size_t n;
         int epoch, attempt;
         char secret[SEED_HEX_LEN + 1];
@@ -729,8 +613,8 @@ static void on_next_call(void *userdata, const struct store_next_call *rows, siz
 static struct next_got next_call(int64_t t, int64_t stage_match) {
         struct next_got g = { 0 };
 
-        assert_int_equal(store_tournaments_next_call(store, t, stage_match, on_next_call, &g), 0);
-        wait_for(&g.w, "the next call");
+        assert_int_equal(store_tournaments_next_call(own_store, t, stage_match, on_next_call, &g), 0);
+        own_wait_for(&g.w, "the next call");
         return g;
 }
 
@@ -759,9 +643,9 @@ static void a_calls_seed_shows_once_its_match_is_over_and_the_next_call_is_a_new
         assert_int_equal(nc.attempt, 1);
         assert_int_equal(next_call(987654321, 5).n, 0);
 
-        m = sql_int64("INSERT INTO matches (game, seed, config, seats, created_by) "
+        m = own_sql_int64("INSERT INTO matches (game, seed, config, seats, created_by) "
                       "VALUES ('crash-pilot', 4242, '{}', '[]', 'test') RETURNING id");
-        sql("INSERT INTO match_calls (match_id, tournament_id, stage_match_id, attempt, epoch) "
+        own_sql("INSERT INTO match_calls (match_id, tournament_id, stage_match_id, attempt, epoch) "
             "VALUES (%" PRId64 ", %" PRId64 ", 5, 1, 1)", m, t);
         c = calls(t);
         assert_int_equal(c.n, 1);
@@ -775,7 +659,7 @@ static void a_calls_seed_shows_once_its_match_is_over_and_the_next_call_is_a_new
         assert_int_equal(next_call(t, 5).attempt, 2);
         assert_int_equal(next_call(t, 6).attempt, 1);
 
-        sql("UPDATE matches SET state = 'aborted' WHERE id = %" PRId64, m);
+        own_sql("UPDATE matches SET state = 'aborted' WHERE id = %" PRId64, m);
         c = calls(t);
         assert_string_equal(c.state, "aborted");
         assert_true(c.row.has_seed);

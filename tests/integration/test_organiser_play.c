@@ -43,116 +43,17 @@
 #include "store/stage_matches.h"
 #include "store/store.h"
 #include "tests/integration/harness.h"
-
-static struct loop *loop;
-static struct store *store;
-static char *dsn;
-
-/* ---- waiting for one callback ---------------------------------------------- */
-
-struct wait {
-        bool done, timed_out;
-};
-
-static void on_hang(evutil_socket_t fd, short what, void *userdata) {
-        struct wait *w = userdata;
-
-        (void) fd, (void) what;
-        w->timed_out = w->done = true;
-}
-
-/* Runs the loop until w->done (a callback sets it); a hang fails the test. */
-static void wait_for(struct wait *w, const char *what) {
-        struct timeval tv = { HARNESS_WAIT_MS / 1000, 0 };
-        struct event *guard = evtimer_new(loop_base(loop), on_hang, w);
-
-        assert_non_null(guard);
-        evtimer_add(guard, &tv);
-        assert_int_equal(loop_run_until(loop, &w->done), 0);
-        event_free(guard);
-        if (w->timed_out || !w->done)
-                fail_msg("no answer: %s", what);
-}
-
-/* Runs sql on the test's database and returns its first value as text, ""
- * for none (blocking: test setup and checks only; the caller frees). */
-__attribute__((format(printf, 1, 2)))
-static char *sql_text(const char *fmt, ...) {
-        PGconn *c = PQconnectdb(dsn);
-        PGresult *res;
-        char *q, *v;
-        va_list ap;
-
-        va_start(ap, fmt);
-        assert_true(vasprintf(&q, fmt, ap) > 0);
-        va_end(ap);
-        if (PQstatus(c) != CONNECTION_OK)
-                fail_msg("cannot connect to %s: %s", dsn, PQerrorMessage(c));
-        res = PQexec(c, q);
-        if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
-                fail_msg("%s: %s", q, PQerrorMessage(c));
-        v = strdup(PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "");
-        PQclear(res);
-        PQfinish(c);
-        free(q);
-        return v;
-}
-
-#define sql(...) free(sql_text(__VA_ARGS__))
-
-__attribute__((format(printf, 1, 2)))
-static int64_t sql_int64(const char *fmt, ...) {
-        char *q, *v;
-        int64_t n;
-        va_list ap;
-
-        va_start(ap, fmt);
-        assert_true(vasprintf(&q, fmt, ap) > 0);
-        va_end(ap);
-        v = sql_text("%s", q);
-        n = strtoll(v, NULL, 10);
-        free(v);
-        free(q);
-        return n;
-}
-
-/* ---- the store -------------------------------------------------------------- */
-
-static void on_state(void *userdata, enum store_state state, const char *detail) {
-        struct wait *w = userdata;
-
-        if (state == STORE_READY)
-                w->done = true;
-        else if (state == STORE_FAILED)
-                fail_msg("the store failed: %s", detail);
-}
+#include "tests/integration/own_store.h"
 
 static int setup(void **state) {
-        char *name = strdup(unique_name("play")), migrations[512];
-        struct wait ready = { 0 };
         (void) state;
-
-        log_set_level(LOG_WARNING);             /* the migrations' notices are not this test's */
-        dsn = create_database(name);
-        free(name);
-        snprintf(migrations, sizeof migrations, "%s/migrations", harness_env("ARBITER_TEST_ROOT"));
-        struct store_config cfg = {
-                .dsn = dsn,
-                .statement_timeout_ms = HARNESS_WAIT_MS,
-                .reconnect_max_s = 1,
-                .migrations_dir = migrations,
-        };
-        assert_int_equal(loop_new(&loop), 0);
-        assert_int_equal(store_new(loop, &cfg, on_state, &ready, &store), 0);
-        wait_for(&ready, "the store becoming ready");
+        own_store_open("play");
         return 0;
 }
 
 static int teardown(void **state) {
         (void) state;
-        store_free(store);
-        loop_free(loop);
-        free(dsn);
+        own_store_close();
         return 0;
 }
 
@@ -170,7 +71,7 @@ struct match_copy {
 };
 
 struct got {
-        struct wait w;
+        struct own_wait w;
         enum org_outcome outcome;
         char detail[ORG_DETAIL_MAX];
         /* matches made or changed */
@@ -290,8 +191,8 @@ static void on_bracket(void *userdata, const struct org_result *r, const struct 
 
 static void next_round(int64_t t, struct got *g) {
         memset(g, 0, sizeof *g);
-        assert_int_equal(org_round_next(store, t, on_round, g), 0);
-        wait_for(&g->w, "the next round");
+        assert_int_equal(org_round_next(own_store, t, on_round, g), 0);
+        own_wait_for(&g->w, "the next round");
 }
 
 static void enter(int64_t t, const struct match_copy *m, int winner_seat, struct got *g) {
@@ -302,8 +203,8 @@ static void enter(int64_t t, const struct match_copy *m, int winner_seat, struct
                                                    .rank = (int) i == winner_seat ? 1 : (int) i < winner_seat
                                                                                         ? (int) i + 2 : (int) i + 1 };
         memset(g, 0, sizeof *g);
-        assert_int_equal(org_result_enter(store, t, m->id, e, m->n, "referee", on_match, g), 0);
-        wait_for(&g->w, "a result entered");
+        assert_int_equal(org_result_enter(own_store, t, m->id, e, m->n, "referee", on_match, g), 0);
+        own_wait_for(&g->w, "a result entered");
 }
 
 static void correct(int64_t t, const struct match_copy *m, int winner_seat, bool reset, bool admin, struct got *g) {
@@ -317,23 +218,23 @@ static void correct(int64_t t, const struct match_copy *m, int winner_seat, bool
                                     .reason = "sheet misread", .reset = reset, .may_delete_played = admin,
                                     .who = admin ? "admin" : "referee" };
         memset(g, 0, sizeof *g);
-        assert_int_equal(org_result_correct(store, &k, on_corrected, g), 0);
-        wait_for(&g->w, "a correction");
+        assert_int_equal(org_result_correct(own_store, &k, on_corrected, g), 0);
+        own_wait_for(&g->w, "a correction");
 }
 
 /* A running tournament of n players of its own, all checked in, player
  * ids into players[]; stages as given (format, config), pending. */
 static int64_t tournament(int n, int64_t *players, const char *stages_sql) {
-        int64_t t = sql_int64("INSERT INTO tournaments (name, game, seed, state, created_by, competitive, secrets, "
+        int64_t t = own_sql_int64("INSERT INTO tournaments (name, game, seed, state, created_by, competitive, secrets, "
                               "tables) VALUES ('%s', 'crash-pilot', 11, 'running', 'test', false, "
                               "ARRAY[sha256('play')], '{}') RETURNING id", unique_name("t"));
 
         for (int i = 0; i < n; i++) {
-                players[i] = sql_int64("INSERT INTO players (name) VALUES ('%s') RETURNING id", unique_name("p"));
-                sql("INSERT INTO registrations (tournament_id, player_id, checked_in, changed_by) "
+                players[i] = own_sql_int64("INSERT INTO players (name) VALUES ('%s') RETURNING id", unique_name("p"));
+                own_sql("INSERT INTO registrations (tournament_id, player_id, checked_in, changed_by) "
                     "VALUES (%" PRId64 ", %" PRId64 ", true, 'test')", t, players[i]);
         }
-        sql("INSERT INTO stages (tournament_id, number, format, config) SELECT %" PRId64 ", n, f, c::jsonb "
+        own_sql("INSERT INTO stages (tournament_id, number, format, config) SELECT %" PRId64 ", n, f, c::jsonb "
             "FROM (VALUES %s) AS x(n, f, c)", t, stages_sql);
         return t;
 }
@@ -347,15 +248,15 @@ static void a_swiss_is_paired_played_called_handed_over_and_corrected(void **sta
 
         int64_t t = tournament(5, p, "(1, 'swiss', '{\"rounds\": 2}')");
         for (int i = 0; i < 2; i++)
-                venue[i] = sql_int64("INSERT INTO tables (name, created_by) VALUES ('%s', 'test') RETURNING id",
+                venue[i] = own_sql_int64("INSERT INTO tables (name, created_by) VALUES ('%s', 'test') RETURNING id",
                                      unique_name("venue"));
-        sql("UPDATE tournaments SET tables = ARRAY[%" PRId64 ", %" PRId64 "] WHERE id = %" PRId64, venue[0],
+        own_sql("UPDATE tournaments SET tables = ARRAY[%" PRId64 ", %" PRId64 "] WHERE id = %" PRId64, venue[0],
             venue[1], t);
         /* the organiser's seed comes first; then registration order (nobody is rated) */
-        sql("UPDATE registrations SET seed = 1 WHERE player_id = %" PRId64, p[4]);
+        own_sql("UPDATE registrations SET seed = 1 WHERE player_id = %" PRId64, p[4]);
         /* a player registered but not checked in does not enter */
-        int64_t absent = sql_int64("INSERT INTO players (name) VALUES ('absent') RETURNING id");
-        sql("INSERT INTO registrations (tournament_id, player_id, changed_by) VALUES (%" PRId64 ", %" PRId64
+        int64_t absent = own_sql_int64("INSERT INTO players (name) VALUES ('absent') RETURNING id");
+        own_sql("INSERT INTO registrations (tournament_id, player_id, changed_by) VALUES (%" PRId64 ", %" PRId64
             ", 'test')", t, absent);
 
         /* no such tournament */
@@ -369,7 +270,7 @@ static void a_swiss_is_paired_played_called_handed_over_and_corrected(void **sta
         assert_int_equal(g.round, 1);
         assert_int_equal(g.n, 2);
         assert_int_equal(g.n_byes, 1);
-        char *entrants = sql_text("SELECT entrants::text FROM stages WHERE tournament_id = %" PRId64, t);
+        char *entrants = own_sql_text("SELECT entrants::text FROM stages WHERE tournament_id = %" PRId64, t);
         char want[256];
         snprintf(want, sizeof want, "{%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "}", p[4], p[0], p[1],
                  p[2], p[3]);
@@ -389,8 +290,8 @@ static void a_swiss_is_paired_played_called_handed_over_and_corrected(void **sta
         /* a result that does not fit the match */
         struct org_result_entry bad[2] = { { .player = absent, .rank = 1 }, { .player = r1[0].players[1], .rank = 2 } };
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_result_enter(store, t, r1[0].id, bad, 2, "referee", on_match, &g), 0);
-        wait_for(&g.w, "a bad result");
+        assert_int_equal(org_result_enter(own_store, t, r1[0].id, bad, 2, "referee", on_match, &g), 0);
+        own_wait_for(&g.w, "a bad result");
         assert_int_equal(g.outcome, ORG_INVALID);
         assert_string_equal(g.detail, "results[0].player: is not in this match");
         enter(t, &r1[0], 0, &g);
@@ -402,33 +303,33 @@ static void a_swiss_is_paired_played_called_handed_over_and_corrected(void **sta
 
         /* the other match is called: its seed is the call's */
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_call_prepare(store, t, r1[1].id, on_call, &g), 0);
-        wait_for(&g.w, "a call prepared");
+        assert_int_equal(org_call_prepare(own_store, t, r1[1].id, on_call, &g), 0);
+        own_wait_for(&g.w, "a call prepared");
         assert_int_equal(g.outcome, ORG_DONE);
         assert_int_equal(g.attempt, 1);
         assert_int_equal(g.epoch, 1);
         assert_int_equal(g.n_players, 2);
-        char *secret = sql_text("SELECT encode(secrets[1], 'hex') FROM tournaments WHERE id = %" PRId64, t);
+        char *secret = own_sql_text("SELECT encode(secrets[1], 'hex') FROM tournaments WHERE id = %" PRId64, t);
         uint64_t seed;
         assert_int_equal(org_call_seed(secret, t, r1[1].id, 1, &seed), 0);
         assert_true(seed == g.seed);
         free(secret);
-        int64_t live = sql_int64("INSERT INTO matches (game, seed, config, seats, created_by) "
+        int64_t live = own_sql_int64("INSERT INTO matches (game, seed, config, seats, created_by) "
                                  "VALUES ('crash-pilot', 1, '{}', '[]', 'test') RETURNING id");
         struct org_call_made made = { .tournament = t, .stage_match = r1[1].id, .runtime_match = live,
                                       .attempt = g.attempt, .epoch = g.epoch };
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_call_record(store, &made, on_match, &g), 0);
-        wait_for(&g.w, "a call recorded");
+        assert_int_equal(org_call_record(own_store, &made, on_match, &g), 0);
+        own_wait_for(&g.w, "a call recorded");
         assert_int_equal(g.outcome, ORG_DONE);
         assert_int_equal(g.m[0].state, STORE_MATCH_CALLED);
         assert_int_equal(g.m[0].match, live);
         assert_int_equal(g.m[0].table, venue[1]);       /* its own table */
         memset(&h, 0, sizeof h);
-        assert_int_equal(org_call_record(store, &made, on_match, &h), 0);
-        wait_for(&h.w, "a call recorded twice");
+        assert_int_equal(org_call_record(own_store, &made, on_match, &h), 0);
+        own_wait_for(&h.w, "a call recorded twice");
         assert_int_equal(h.outcome, ORG_CONFLICT);
-        assert_int_equal(sql_int64("SELECT count(*) FROM match_calls WHERE stage_match_id = %" PRId64, r1[1].id), 1);
+        assert_int_equal(own_sql_int64("SELECT count(*) FROM match_calls WHERE stage_match_id = %" PRId64, r1[1].id), 1);
         /* called: its result comes from the live match */
         enter(t, &r1[1], 0, &g);
         assert_int_equal(g.outcome, ORG_CONFLICT);
@@ -436,20 +337,20 @@ static void a_swiss_is_paired_played_called_handed_over_and_corrected(void **sta
 
         /* the live match finishes: its placements are the stage match's, in
          * the same transaction (the trigger), and a NOTIFY tells of it */
-        sql("UPDATE matches SET state = 'finished', result = '{\"placements\": [{\"seat\": 1, \"place\": 2}, "
+        own_sql("UPDATE matches SET state = 'finished', result = '{\"placements\": [{\"seat\": 1, \"place\": 2}, "
             "{\"seat\": 2, \"place\": 1, \"score\": {\"total\": 3}}]}' WHERE id = %" PRId64, live);
         char payload[32];
         snprintf(payload, sizeof payload, "%" PRId64, r1[1].id);
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_result_handed_over(store, payload, on_match, &g), 0);
-        wait_for(&g.w, "the hand-off");
+        assert_int_equal(org_result_handed_over(own_store, payload, on_match, &g), 0);
+        own_wait_for(&g.w, "the hand-off");
         assert_int_equal(g.outcome, ORG_DONE);
         assert_int_equal(g.m[0].state, STORE_MATCH_DONE);
         json_t *res = json_loads(g.m[0].result, 0, NULL);
         assert_int_equal(json_integer_value(json_object_get(json_array_get(res, 1), "rank")), 1);
         assert_int_equal(json_integer_value(json_object_get(json_array_get(res, 1), "score")), 3);
         json_decref(res);
-        assert_int_equal(org_result_handed_over(store, "x", on_match, &g), -EINVAL);
+        assert_int_equal(org_result_handed_over(own_store, "x", on_match, &g), -EINVAL);
 
         /* round 2, then a round-1 result corrected: round 2 is deleted with
          * its bye, and paired again */
@@ -461,11 +362,11 @@ static void a_swiss_is_paired_played_called_handed_over_and_corrected(void **sta
         assert_int_equal(g.outcome, ORG_DONE);
         assert_int_equal(g.n_byes, 2);                  /* the deleted */
         assert_true(g.correction > 0);
-        assert_int_equal(sql_int64("SELECT count(*) FROM stage_matches WHERE id IN (%" PRId64 ", %" PRId64 ")",
+        assert_int_equal(own_sql_int64("SELECT count(*) FROM stage_matches WHERE id IN (%" PRId64 ", %" PRId64 ")",
                                    r2[0].id, r2[1].id), 0);
-        assert_int_equal(sql_int64("SELECT count(*) FROM stage_byes b JOIN stages s ON s.id = b.stage_id "
+        assert_int_equal(own_sql_int64("SELECT count(*) FROM stage_byes b JOIN stages s ON s.id = b.stage_id "
                                    "WHERE s.tournament_id = %" PRId64 " AND b.round = 2", t), 0);
-        assert_int_equal(sql_int64("SELECT cardinality(reset) FROM corrections WHERE id = %" PRId64, g.correction), 2);
+        assert_int_equal(own_sql_int64("SELECT cardinality(reset) FROM corrections WHERE id = %" PRId64, g.correction), 2);
         next_round(t, &g);
         assert_int_equal(g.outcome, ORG_DONE);
         assert_int_equal(g.round, 2);
@@ -491,13 +392,13 @@ static void a_swiss_is_paired_played_called_handed_over_and_corrected(void **sta
         next_round(t, &g);
         assert_int_equal(g.outcome, ORG_CONFLICT);
         assert_non_null(strstr(g.detail, "every stage of this tournament is finished"));
-        char *st = sql_text("SELECT state FROM stages WHERE tournament_id = %" PRId64, t);
+        char *st = own_sql_text("SELECT state FROM stages WHERE tournament_id = %" PRId64, t);
         assert_string_equal(st, "finished");
         free(st);
         /* a reset reopens it */
         correct(t, &r1[0], 0, true, true, &g);
         assert_int_equal(g.outcome, ORG_DONE);
-        st = sql_text("SELECT state FROM stages WHERE tournament_id = %" PRId64, t);
+        st = own_sql_text("SELECT state FROM stages WHERE tournament_id = %" PRId64, t);
         assert_string_equal(st, "running");
         free(st);
         next_round(t, &g);
@@ -530,7 +431,7 @@ static void a_heats_correction_takes_the_final_it_seated(void **state) {
         assert_int_equal(g.outcome, ORG_DONE);
         assert_int_equal(g.n_byes, 1);
         assert_int_equal(g.byes[0], final.id);
-        assert_int_equal(sql_int64("SELECT count(*) FROM stage_matches WHERE id = %" PRId64, final.id), 0);
+        assert_int_equal(own_sql_int64("SELECT count(*) FROM stage_matches WHERE id = %" PRId64, final.id), 0);
         /* and is seated again, with the new advancer */
         next_round(t, &g);
         assert_int_equal(g.outcome, ORG_DONE);
@@ -551,7 +452,7 @@ static void a_heats_correction_takes_the_final_it_seated(void **state) {
 
 /* What a refresh said it rewrote. */
 struct changed {
-        struct wait w;
+        struct own_wait w;
         int64_t tournament;
         int stages[4];
         int n;
@@ -574,8 +475,8 @@ static void the_standings_cache_is_written_and_equals_a_recompute(void **state) 
         int64_t t = tournament(4, p, "(1, 'round_robin', '{}'), (2, 'single_elimination', '{}')");
         /* a stage that has not started has nobody in its standings */
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_standings_get(store, t, 1, true, on_standings, &g), 0);
-        wait_for(&g.w, "the standings of a stage not started");
+        assert_int_equal(org_standings_get(own_store, t, 1, true, on_standings, &g), 0);
+        own_wait_for(&g.w, "the standings of a stage not started");
         assert_int_equal(g.outcome, ORG_DONE);
         assert_int_equal(json_array_size(json_object_get(g.doc, "rows")), 0);
         json_decref(g.doc);
@@ -590,12 +491,12 @@ static void the_standings_cache_is_written_and_equals_a_recompute(void **state) 
         }
         /* the bracket is not stage 1's: a round robin has none */
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_bracket_get(store, t, 1, on_bracket, &g), 0);
-        wait_for(&g.w, "a round robin's bracket");
+        assert_int_equal(org_bracket_get(own_store, t, 1, on_bracket, &g), 0);
+        own_wait_for(&g.w, "a round robin's bracket");
         assert_int_equal(g.outcome, ORG_CONFLICT);
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_bracket_get(store, t, 2, on_bracket, &g), 0);
-        wait_for(&g.w, "a bracket not started");
+        assert_int_equal(org_bracket_get(own_store, t, 2, on_bracket, &g), 0);
+        own_wait_for(&g.w, "a bracket not started");
         assert_int_equal(g.outcome, ORG_CONFLICT);
         assert_non_null(strstr(g.detail, "has not started"));
         next_round(t, &g);
@@ -603,31 +504,31 @@ static void the_standings_cache_is_written_and_equals_a_recompute(void **state) 
         assert_int_equal(g.stage, 2);
         assert_int_equal(g.n, 2);
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_bracket_get(store, t, 0, on_bracket, &g), 0);
-        wait_for(&g.w, "the current stage's bracket");
+        assert_int_equal(org_bracket_get(own_store, t, 0, on_bracket, &g), 0);
+        own_wait_for(&g.w, "the current stage's bracket");
         assert_int_equal(g.outcome, ORG_DONE);
         assert_int_equal(g.n, 3);                       /* two semi-finals and the final */
 
         /* the refresh writes both started stages' caches */
         struct changed ch = { .tournament = t };
-        assert_int_equal(org_standings_refresh(store, NULL, t, on_changed, &ch), 0);
-        wait_for(&ch.w, "the refresh");
+        assert_int_equal(org_standings_refresh(own_store, NULL, t, on_changed, &ch), 0);
+        own_wait_for(&ch.w, "the refresh");
         assert_int_equal(ch.stages[0], 1);
         assert_int_equal(ch.stages[1], 2);
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_standings_get(store, t, 1, false, on_standings, &g), 0);
-        wait_for(&g.w, "the cached standings");
+        assert_int_equal(org_standings_get(own_store, t, 1, false, on_standings, &g), 0);
+        own_wait_for(&g.w, "the cached standings");
         memset(&h, 0, sizeof h);
-        assert_int_equal(org_standings_get(store, t, 1, true, on_standings, &h), 0);
-        wait_for(&h.w, "the recomputed standings");
+        assert_int_equal(org_standings_get(own_store, t, 1, true, on_standings, &h), 0);
+        own_wait_for(&h.w, "the recomputed standings");
         assert_int_equal(g.outcome, ORG_DONE);
         assert_int_equal(json_array_size(json_object_get(g.doc, "rows")), 4);
         assert_true(json_equal(g.doc, h.doc));
         json_decref(g.doc);
         json_decref(h.doc);
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_standings_get(store, t, 3, false, on_standings, &g), 0);
-        wait_for(&g.w, "a stage that is not there");
+        assert_int_equal(org_standings_get(own_store, t, 3, false, on_standings, &g), 0);
+        own_wait_for(&g.w, "a stage that is not there");
         assert_int_equal(g.outcome, ORG_NOT_FOUND);
 }
 
@@ -642,25 +543,25 @@ static void a_stage_is_added_as_the_rules_allow(void **state) {
                                        .confirm = "\"referee\"" };
 
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_stage_add(store, t, &plain, on_added, &g), 0);
-        wait_for(&g.w, "a stage added");
+        assert_int_equal(org_stage_add(own_store, t, &plain, on_added, &g), 0);
+        own_wait_for(&g.w, "a stage added");
         assert_int_equal(g.outcome, ORG_DONE);
         assert_int_equal(g.stage, 2);
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_stage_add(store, 987654321, &plain, on_added, &g), 0);
-        wait_for(&g.w, "a stage of nobody");
+        assert_int_equal(org_stage_add(own_store, 987654321, &plain, on_added, &g), 0);
+        own_wait_for(&g.w, "a stage of nobody");
         assert_int_equal(g.outcome, ORG_NOT_FOUND);
         /* a competitive tournament's draws are its secret's */
-        sql("UPDATE tournaments SET competitive = true WHERE id = %" PRId64, t);
+        own_sql("UPDATE tournaments SET competitive = true WHERE id = %" PRId64, t);
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_stage_add(store, t, &with_seed, on_added, &g), 0);
-        wait_for(&g.w, "a chosen seed");
+        assert_int_equal(org_stage_add(own_store, t, &with_seed, on_added, &g), 0);
+        own_wait_for(&g.w, "a chosen seed");
         assert_int_equal(g.outcome, ORG_CONFLICT);
         assert_non_null(strstr(g.detail, "config.seed"));
-        sql("UPDATE tournaments SET state = 'finished' WHERE id = %" PRId64, t);
+        own_sql("UPDATE tournaments SET state = 'finished' WHERE id = %" PRId64, t);
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_stage_add(store, t, &plain, on_added, &g), 0);
-        wait_for(&g.w, "a stage of a finished tournament");
+        assert_int_equal(org_stage_add(own_store, t, &plain, on_added, &g), 0);
+        own_wait_for(&g.w, "a stage of a finished tournament");
         assert_int_equal(g.outcome, ORG_CONFLICT);
         assert_non_null(strstr(g.detail, "is finished"));
         /* and no round is paired in it */

@@ -37,102 +37,17 @@
 #include "store/tokens.h"
 #include "store/tournaments_summary.h"
 #include "tests/integration/harness.h"
-
-static struct loop *loop;
-static struct store *store;
-static char *dsn;
-
-/* ---- waiting for one callback ---------------------------------------------- */
-
-struct wait {
-        bool done, timed_out;
-};
-
-static void on_hang(evutil_socket_t fd, short what, void *userdata) {
-        struct wait *w = userdata;
-
-        (void) fd, (void) what;
-        w->timed_out = w->done = true;
-}
-
-/* Runs the loop until w->done (a callback sets it); a hang fails the test. */
-static void wait_for(struct wait *w, const char *what) {
-        struct timeval tv = { HARNESS_WAIT_MS / 1000, 0 };
-        struct event *guard = evtimer_new(loop_base(loop), on_hang, w);
-
-        assert_non_null(guard);
-        evtimer_add(guard, &tv);
-        assert_int_equal(loop_run_until(loop, &w->done), 0);
-        event_free(guard);
-        if (w->timed_out || !w->done)
-                fail_msg("no answer: %s", what);
-}
-
-/* Runs sql on the test's database (blocking: test setup only). */
-static void sql(const char *q) {
-        PGconn *c = PQconnectdb(dsn);
-        PGresult *res;
-
-        if (PQstatus(c) != CONNECTION_OK)
-                fail_msg("cannot connect to %s: %s", dsn, PQerrorMessage(c));
-        res = PQexec(c, q);
-        if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
-                fail_msg("%s: %s", q, PQerrorMessage(c));
-        PQclear(res);
-        PQfinish(c);
-}
-
-/* One number from the test's database (blocking: test checks only). */
-static int64_t sql_int64(const char *q) {
-        PGconn *c = PQconnectdb(dsn);
-        PGresult *res = PQexec(c, q);
-        int64_t v;
-
-        if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
-                fail_msg("%s: %s", q, PQerrorMessage(c));
-        v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-        PQclear(res);
-        PQfinish(c);
-        return v;
-}
-
-/* ---- the store -------------------------------------------------------------- */
-
-static void on_state(void *userdata, enum store_state state, const char *detail) {
-        struct wait *w = userdata;
-
-        if (state == STORE_READY)
-                w->done = true;
-        else if (state == STORE_FAILED)
-                fail_msg("the store failed: %s", detail);
-}
+#include "tests/integration/own_store.h"
 
 static int setup(void **state) {
-        char *name = strdup(unique_name("repos")), migrations[512];
-        struct wait ready = { 0 };
         (void) state;
-
-        log_set_level(LOG_WARNING);             /* the migrations' notices are not this test's */
-        dsn = create_database(name);
-        free(name);
-        snprintf(migrations, sizeof migrations, "%s/migrations", harness_env("ARBITER_TEST_ROOT"));
-        struct store_config cfg = {
-                .dsn = dsn,
-                .statement_timeout_ms = HARNESS_WAIT_MS,
-                .reconnect_max_s = 1,
-                .migrations_dir = migrations,
-        };
-        assert_int_equal(loop_new(&loop), 0);
-        assert_int_equal(store_new(loop, &cfg, on_state, &ready, &store), 0);
-        wait_for(&ready, "the store becoming ready");
+        own_store_open("repos");
         return 0;
 }
 
 static int teardown(void **state) {
         (void) state;
-        store_free(store);
-        loop_free(loop);
-        free(dsn);
+        own_store_close();
         return 0;
 }
 
@@ -148,7 +63,7 @@ struct token_copy {
 };
 
 struct tokens_got {
-        struct wait w;
+        struct own_wait w;
         bool failed;
         enum store_failure failure;
         char *constraint;
@@ -208,7 +123,7 @@ static const char *hash_of(char digit) {
 
 static void tokens_of(struct tokens_got *g, int r, const char *what) {
         assert_int_equal(r, 0);
-        wait_for(&g->w, what);
+        own_wait_for(&g->w, what);
 }
 
 static bool rfc3339_utc(const char *s) {
@@ -221,7 +136,7 @@ static void a_token_is_stored_read_listed_and_revoked(void **state) {
         int64_t first, second;
         (void) state;
 
-        tokens_of(&g, store_tokens_insert(store, "scoreboard", "display", hash_of('a'), "test", on_tokens, &g),
+        tokens_of(&g, store_tokens_insert(own_store, "scoreboard", "display", hash_of('a'), "test", on_tokens, &g),
                   "insert");
         assert_false(g.failed);
         assert_int_equal(g.n, 1);
@@ -239,67 +154,67 @@ static void a_token_is_stored_read_listed_and_revoked(void **state) {
         tokens_got_clear(&g);
 
         /* a live name is taken: the failure names the constraint */
-        tokens_of(&g, store_tokens_insert(store, "scoreboard", "admin", hash_of('b'), "test", on_tokens, &g),
+        tokens_of(&g, store_tokens_insert(own_store, "scoreboard", "admin", hash_of('b'), "test", on_tokens, &g),
                   "a second insert of the name");
         assert_true(g.failed);
         assert_int_equal(g.failure, STORE_FAILURE_CONFLICT);
         assert_string_equal(g.constraint, "api_tokens_live_name");
         tokens_got_clear(&g);
 
-        tokens_of(&g, store_tokens_insert(store, "admin", "admin", hash_of('c'), "test", on_tokens, &g), "insert");
+        tokens_of(&g, store_tokens_insert(own_store, "admin", "admin", hash_of('c'), "test", on_tokens, &g), "insert");
         second = g.rows[0].id;
         tokens_got_clear(&g);
 
         /* the list: id order, after and limit */
-        tokens_of(&g, store_tokens_list(store, 0, 100, on_tokens, &g), "list");
+        tokens_of(&g, store_tokens_list(own_store, 0, 100, on_tokens, &g), "list");
         assert_int_equal(g.n, 2);
         assert_int_equal(g.rows[0].id, first);
         assert_int_equal(g.rows[1].id, second);
         tokens_got_clear(&g);
-        tokens_of(&g, store_tokens_list(store, first, 1, on_tokens, &g), "list after");
+        tokens_of(&g, store_tokens_list(own_store, first, 1, on_tokens, &g), "list after");
         assert_int_equal(g.n, 1);
         assert_int_equal(g.rows[0].id, second);
         tokens_got_clear(&g);
-        assert_int_equal(store_tokens_list(store, 0, -1, on_tokens, &g), -EINVAL);
+        assert_int_equal(store_tokens_list(own_store, 0, -1, on_tokens, &g), -EINVAL);
 
         /* the cache's read: the live ones, with their hashes */
-        tokens_of(&g, store_tokens_live(store, on_tokens, &g), "live");
+        tokens_of(&g, store_tokens_live(own_store, on_tokens, &g), "live");
         assert_int_equal(g.n, 2);
         for (size_t i = 0; i < g.n; i++)
                 assert_string_equal(g.rows[i].hash, g.rows[i].id == first ? hash_of('a') : hash_of('c'));
         tokens_got_clear(&g);
 
         /* a revoke takes a live token once */
-        tokens_of(&g, store_tokens_revoke(store, first, on_tokens, &g), "revoke");
+        tokens_of(&g, store_tokens_revoke(own_store, first, on_tokens, &g), "revoke");
         assert_int_equal(g.n, 1);
         assert_int_equal(g.rows[0].id, first);
         assert_true(rfc3339_utc(g.rows[0].revoked_at));
         tokens_got_clear(&g);
-        tokens_of(&g, store_tokens_revoke(store, first, on_tokens, &g), "a second revoke");
+        tokens_of(&g, store_tokens_revoke(own_store, first, on_tokens, &g), "a second revoke");
         assert_false(g.failed);
         assert_int_equal(g.n, 0);
         tokens_got_clear(&g);
-        tokens_of(&g, store_tokens_get(store, first, on_tokens, &g), "get");
+        tokens_of(&g, store_tokens_get(own_store, first, on_tokens, &g), "get");
         assert_int_equal(g.n, 1);
         assert_non_null(g.rows[0].revoked_at);
         tokens_got_clear(&g);
-        tokens_of(&g, store_tokens_live(store, on_tokens, &g), "live");
+        tokens_of(&g, store_tokens_live(own_store, on_tokens, &g), "live");
         assert_int_equal(g.n, 1);
         assert_int_equal(g.rows[0].id, second);
         tokens_got_clear(&g);
 
         /* a revoked token's name is free again */
-        tokens_of(&g, store_tokens_insert(store, "scoreboard", "display", hash_of('d'), "test", on_tokens, &g),
+        tokens_of(&g, store_tokens_insert(own_store, "scoreboard", "display", hash_of('d'), "test", on_tokens, &g),
                   "the name again");
         assert_false(g.failed);
         tokens_got_clear(&g);
-        tokens_of(&g, store_tokens_get(store, INT64_MAX, on_tokens, &g), "get of no token");
+        tokens_of(&g, store_tokens_get(own_store, INT64_MAX, on_tokens, &g), "get of no token");
         assert_int_equal(g.n, 0);
         tokens_got_clear(&g);
 }
 
 struct notified {
-        struct wait w;
+        struct own_wait w;
         unsigned n;
 };
 
@@ -319,21 +234,21 @@ static void every_change_to_the_tokens_is_notified(void **state) {
         unsigned before;
         (void) state;
 
-        assert_int_equal(store_tokens_watch(store, on_tokens_changed, &nt), 0);
+        assert_int_equal(store_tokens_watch(own_store, on_tokens_changed, &nt), 0);
         /* the LISTEN goes out before the next query (store.h), so this
          * insert's NOTIFY is heard */
-        tokens_of(&g, store_tokens_insert(store, "watched", "referee", hash_of('e'), "test", on_tokens, &g),
+        tokens_of(&g, store_tokens_insert(own_store, "watched", "referee", hash_of('e'), "test", on_tokens, &g),
                   "insert");
         id = g.rows[0].id;
         tokens_got_clear(&g);
         if (!nt.w.done)
-                wait_for(&nt.w, "the NOTIFY of an insert");
+                own_wait_for(&nt.w, "the NOTIFY of an insert");
         before = nt.n;
         nt.w.done = false;
-        tokens_of(&g, store_tokens_revoke(store, id, on_tokens, &g), "revoke");
+        tokens_of(&g, store_tokens_revoke(own_store, id, on_tokens, &g), "revoke");
         tokens_got_clear(&g);
         if (!nt.w.done)
-                wait_for(&nt.w, "the NOTIFY of a revoke");
+                own_wait_for(&nt.w, "the NOTIFY of a revoke");
         assert_true(nt.n > before);
 }
 
@@ -343,11 +258,11 @@ static void a_seats_new_token_revokes_its_last_one(void **state) {
         char q[256];
         (void) state;
 
-        sql("INSERT INTO tables (name, created_by) VALUES ('station-test', 'test')");
-        sql("INSERT INTO table_seats (table_id, seat) SELECT id, 1 FROM tables WHERE name = 'station-test'");
-        table = sql_int64("SELECT id FROM tables WHERE name = 'station-test'");
+        own_sql("INSERT INTO tables (name, created_by) VALUES ('station-test', 'test')");
+        own_sql("INSERT INTO table_seats (table_id, seat) SELECT id, 1 FROM tables WHERE name = 'station-test'");
+        table = own_sql_int64("SELECT id FROM tables WHERE name = 'station-test'");
 
-        tokens_of(&g, store_tokens_insert_seat(store, "table seat 1 #1", hash_of('1'), "test", 0, table, 1,
+        tokens_of(&g, store_tokens_insert_seat(own_store, "table seat 1 #1", hash_of('1'), "test", 0, table, 1,
                                                on_tokens, &g), "a station's token");
         assert_false(g.failed);
         assert_int_equal(g.n, 1);
@@ -358,30 +273,30 @@ static void a_seats_new_token_revokes_its_last_one(void **state) {
         assert_int_equal(g.rows[0].seat, 1);
         tokens_got_clear(&g);
 
-        tokens_of(&g, store_tokens_insert_seat(store, "table seat 1 #2", hash_of('2'), "test", 0, table, 1,
+        tokens_of(&g, store_tokens_insert_seat(own_store, "table seat 1 #2", hash_of('2'), "test", 0, table, 1,
                                                on_tokens, &g), "the seat's next token");
         assert_int_equal(g.n, 1);
         assert_true(g.rows[0].id > old);
         tokens_got_clear(&g);
-        tokens_of(&g, store_tokens_get(store, old, on_tokens, &g), "the seat's last token");
+        tokens_of(&g, store_tokens_get(own_store, old, on_tokens, &g), "the seat's last token");
         assert_non_null(g.rows[0].revoked_at);
         tokens_got_clear(&g);
 
         /* a seat the table does not have: nothing made, nothing revoked */
-        tokens_of(&g, store_tokens_insert_seat(store, "table seat 2", hash_of('3'), "test", 0, table, 2,
+        tokens_of(&g, store_tokens_insert_seat(own_store, "table seat 2", hash_of('3'), "test", 0, table, 2,
                                                on_tokens, &g), "a token for no seat");
         assert_false(g.failed);
         assert_int_equal(g.n, 0);
         tokens_got_clear(&g);
         snprintf(q, sizeof q, "SELECT count(*) FROM api_tokens WHERE table_id = %lld AND revoked_at IS NULL",
                  (long long) table);
-        assert_int_equal(sql_int64(q), 1);
+        assert_int_equal(own_sql_int64(q), 1);
 
         /* one of a match or a table, and a seat */
-        assert_int_equal(store_tokens_insert_seat(store, "x", hash_of('4'), "test", 0, 0, 1, on_tokens, &g), -EINVAL);
-        assert_int_equal(store_tokens_insert_seat(store, "x", hash_of('4'), "test", 1, table, 1, on_tokens, &g),
+        assert_int_equal(store_tokens_insert_seat(own_store, "x", hash_of('4'), "test", 0, 0, 1, on_tokens, &g), -EINVAL);
+        assert_int_equal(store_tokens_insert_seat(own_store, "x", hash_of('4'), "test", 1, table, 1, on_tokens, &g),
                          -EINVAL);
-        assert_int_equal(store_tokens_insert_seat(store, "x", hash_of('4'), "test", 0, table, 0, on_tokens, &g),
+        assert_int_equal(store_tokens_insert_seat(own_store, "x", hash_of('4'), "test", 0, table, 0, on_tokens, &g),
                          -EINVAL);
 }
 
@@ -391,7 +306,7 @@ static void a_seats_new_token_revokes_its_last_one(void **state) {
 /* A table as a callback got it, as JSON text (the rows live only as long
  * as the callback), one per row. */
 struct tables_got {
-        struct wait w;
+        struct own_wait w;
         bool failed;
         enum store_failure failure;
         char *constraint;
@@ -449,7 +364,7 @@ static void tables_got_clear(struct tables_got *g) {
 
 static void tables_of(struct tables_got *g, int r, const char *what) {
         assert_int_equal(r, 0);
-        wait_for(&g->w, what);
+        own_wait_for(&g->w, what);
 }
 
 /* What on_tables makes of the table "hall-a" below: name, created_by,
@@ -475,38 +390,38 @@ static void a_table_is_written_whole_and_read_back_the_same(void **state) {
         int64_t id, second;
         (void) state;
 
-        tables_of(&g, store_tables_insert(store, "hall-a", "test", seats, 3, pads, 4, on_tables, &g), "insert");
+        tables_of(&g, store_tables_insert(own_store, "hall-a", "test", seats, 3, pads, 4, on_tables, &g), "insert");
         assert_false(g.failed);
         assert_int_equal(g.n, 1);
         id = g.ids[0];
         assert_string_equal(g.text[0], HALL_A);
         tables_got_clear(&g);
 
-        tables_of(&g, store_tables_get(store, id, on_tables, &g), "get");
+        tables_of(&g, store_tables_get(own_store, id, on_tables, &g), "get");
         assert_int_equal(g.n, 1);
         assert_string_equal(g.text[0], HALL_A);
         tables_got_clear(&g);
 
         /* a name taken, a pad taken: the constraint says which, and no
          * seat or pad of the refused table stays */
-        tables_of(&g, store_tables_insert(store, "hall-a", "test", one, 1, NULL, 0, on_tables, &g), "same name");
+        tables_of(&g, store_tables_insert(own_store, "hall-a", "test", one, 1, NULL, 0, on_tables, &g), "same name");
         assert_true(g.failed);
         assert_int_equal(g.failure, STORE_FAILURE_CONFLICT);
         assert_string_equal(g.constraint, "tables_name_key");
         tables_got_clear(&g);
-        tables_of(&g, store_tables_insert(store, "hall-b", "test", one, 1, taken, 1, on_tables, &g), "pad taken");
+        tables_of(&g, store_tables_insert(own_store, "hall-b", "test", one, 1, taken, 1, on_tables, &g), "pad taken");
         assert_true(g.failed);
         assert_string_equal(g.constraint, "table_pads_pad_id_key");
         tables_got_clear(&g);
-        assert_int_equal(sql_int64("SELECT count(*) FROM tables WHERE name = 'hall-b'"), 0);
+        assert_int_equal(own_sql_int64("SELECT count(*) FROM tables WHERE name = 'hall-b'"), 0);
 
-        tables_of(&g, store_tables_insert(store, "hall-b", "test", one, 1, NULL, 0, on_tables, &g), "insert");
+        tables_of(&g, store_tables_insert(own_store, "hall-b", "test", one, 1, NULL, 0, on_tables, &g), "insert");
         second = g.ids[0];
         assert_string_equal(g.text[0], "[\"hall-b\",\"test\",[[1,null,[]]],[]]");
         tables_got_clear(&g);
 
         /* pages: after and limit, each table with its own seats */
-        tables_of(&g, store_tables_list(store, 0, 100, on_tables, &g), "list");
+        tables_of(&g, store_tables_list(own_store, 0, 100, on_tables, &g), "list");
         assert_true(g.n >= 2);
         for (size_t i = 0; i < g.n; i++) {
                 if (i > 0)
@@ -515,11 +430,11 @@ static void a_table_is_written_whole_and_read_back_the_same(void **state) {
                         assert_string_equal(g.text[i], HALL_A);
         }
         tables_got_clear(&g);
-        tables_of(&g, store_tables_list(store, id, 1, on_tables, &g), "list after");
+        tables_of(&g, store_tables_list(own_store, id, 1, on_tables, &g), "list after");
         assert_int_equal(g.n, 1);
         assert_int_equal(g.ids[0], second);
         tables_got_clear(&g);
-        tables_of(&g, store_tables_get(store, INT64_MAX, on_tables, &g), "get of no table");
+        tables_of(&g, store_tables_get(own_store, INT64_MAX, on_tables, &g), "get of no table");
         assert_int_equal(g.n, 0);
         tables_got_clear(&g);
 }
@@ -533,7 +448,7 @@ struct player_copy {
 };
 
 struct players_got {
-        struct wait w;
+        struct own_wait w;
         bool failed;
         enum store_failure failure;
         char *constraint;
@@ -573,7 +488,7 @@ static void players_got_clear(struct players_got *g) {
 
 static void players_of(struct players_got *g, int r, const char *what) {
         assert_int_equal(r, 0);
-        wait_for(&g->w, what);
+        own_wait_for(&g->w, what);
 }
 
 static void a_player_is_stored_and_changed_member_by_member(void **state) {
@@ -581,7 +496,7 @@ static void a_player_is_stored_and_changed_member_by_member(void **state) {
         int64_t ana, ben;
         (void) state;
 
-        players_of(&g, store_players_insert(store, "Ana", "Lisbon", "PT-1", on_players, &g), "insert");
+        players_of(&g, store_players_insert(own_store, "Ana", "Lisbon", "PT-1", on_players, &g), "insert");
         assert_false(g.failed);
         assert_int_equal(g.n, 1);
         ana = g.rows[0].id;
@@ -592,62 +507,62 @@ static void a_player_is_stored_and_changed_member_by_member(void **state) {
         assert_true(rfc3339_utc(g.rows[0].created_at));
         players_got_clear(&g);
 
-        players_of(&g, store_players_insert(store, "Ben", NULL, NULL, on_players, &g), "insert");
+        players_of(&g, store_players_insert(own_store, "Ben", NULL, NULL, on_players, &g), "insert");
         ben = g.rows[0].id;
         assert_null(g.rows[0].club);
         assert_null(g.rows[0].external_id);
         players_got_clear(&g);
 
         /* an external id is one player's */
-        players_of(&g, store_players_insert(store, "Cy", NULL, "PT-1", on_players, &g), "a second PT-1");
+        players_of(&g, store_players_insert(own_store, "Cy", NULL, "PT-1", on_players, &g), "a second PT-1");
         assert_true(g.failed);
         assert_int_equal(g.failure, STORE_FAILURE_CONFLICT);
         assert_string_equal(g.constraint, "players_external_id_key");
         players_got_clear(&g);
         struct store_player_change taken = { .external_id_given = true, .external_id = "PT-1", .active = -1 };
-        players_of(&g, store_players_update(store, ben, &taken, on_players, &g), "Ben takes PT-1");
+        players_of(&g, store_players_update(own_store, ben, &taken, on_players, &g), "Ben takes PT-1");
         assert_string_equal(g.constraint, "players_external_id_key");
         players_got_clear(&g);
 
         /* what an update leaves out stays; a club given as none is none */
         struct store_player_change name_only = { .name = "Ana M.", .active = -1 };
-        players_of(&g, store_players_update(store, ana, &name_only, on_players, &g), "rename");
+        players_of(&g, store_players_update(own_store, ana, &name_only, on_players, &g), "rename");
         assert_string_equal(g.rows[0].name, "Ana M.");
         assert_string_equal(g.rows[0].club, "Lisbon");
         assert_string_equal(g.rows[0].external_id, "PT-1");
         assert_true(g.rows[0].active);
         players_got_clear(&g);
         struct store_player_change clear = { .club_given = true, .external_id_given = true, .active = 0 };
-        players_of(&g, store_players_update(store, ana, &clear, on_players, &g), "clear");
+        players_of(&g, store_players_update(own_store, ana, &clear, on_players, &g), "clear");
         assert_string_equal(g.rows[0].name, "Ana M.");
         assert_null(g.rows[0].club);
         assert_null(g.rows[0].external_id);
         assert_false(g.rows[0].active);
         players_got_clear(&g);
-        players_of(&g, store_players_update(store, INT64_MAX, &name_only, on_players, &g), "no such player");
+        players_of(&g, store_players_update(own_store, INT64_MAX, &name_only, on_players, &g), "no such player");
         assert_false(g.failed);
         assert_int_equal(g.n, 0);
         players_got_clear(&g);
         struct store_player_change bad = { .active = 2 };
-        assert_int_equal(store_players_update(store, ana, &bad, on_players, &g), -EINVAL);
+        assert_int_equal(store_players_update(own_store, ana, &bad, on_players, &g), -EINVAL);
 
-        players_of(&g, store_players_get(store, ana, on_players, &g), "get");
+        players_of(&g, store_players_get(own_store, ana, on_players, &g), "get");
         assert_int_equal(g.n, 1);
         assert_false(g.rows[0].active);
         players_got_clear(&g);
-        players_of(&g, store_players_list(store, 0, 100, on_players, &g), "list");
+        players_of(&g, store_players_list(own_store, 0, 100, on_players, &g), "list");
         assert_int_equal(g.n, 2);
         assert_int_equal(g.rows[0].id, ana);
         assert_int_equal(g.rows[1].id, ben);
         players_got_clear(&g);
-        players_of(&g, store_players_list(store, ana, 100, on_players, &g), "list after");
+        players_of(&g, store_players_list(own_store, ana, 100, on_players, &g), "list after");
         assert_int_equal(g.n, 1);
         assert_int_equal(g.rows[0].id, ben);
         players_got_clear(&g);
 }
 
 struct ratings_got {
-        struct wait w;
+        struct own_wait w;
         bool failed;
         size_t n;
         char *game[MAX_ROWS];
@@ -686,7 +601,7 @@ static void a_players_ratings_are_read_beside_it(void **state) {
                 char name[16];
 
                 snprintf(name, sizeof name, "rated %d", i);
-                players_of(&p, store_players_insert(store, name, NULL, NULL, on_players, &p), "insert");
+                players_of(&p, store_players_insert(own_store, name, NULL, NULL, on_players, &p), "insert");
                 ids[i] = p.rows[0].id;
                 players_got_clear(&p);
         }
@@ -697,10 +612,10 @@ static void a_players_ratings_are_read_beside_it(void **state) {
                  "       ('crash-pilot', %lld, 25, 8.333333333333334, 1, 1499.5, 200.25, 0.059999, 1), "
                  "       ('crash-pilot', %lld, 30.5, 7, 4, 1600, 180, 0.06, 4)",
                  (long long) ids[0], (long long) ids[0], (long long) ids[2]);
-        sql(q);
+        own_sql(q);
 
-        assert_int_equal(store_ratings_of_players(store, ids, 3, on_player_ratings, &g), 0);
-        wait_for(&g.w, "the ratings of three players");
+        assert_int_equal(store_ratings_of_players(own_store, ids, 3, on_player_ratings, &g), 0);
+        own_wait_for(&g.w, "the ratings of three players");
         assert_false(g.failed);
         assert_int_equal(g.n, 3);
         /* by player, then game; the player without ratings has none */
@@ -719,13 +634,13 @@ static void a_players_ratings_are_read_beside_it(void **state) {
         assert_true(g.rating[2].mu == 30.5);
         ratings_got_clear(&g);
 
-        assert_int_equal(store_ratings_of_players(store, ids + 1, 1, on_player_ratings, &g), 0);
-        wait_for(&g.w, "the ratings of an unrated player");
+        assert_int_equal(store_ratings_of_players(own_store, ids + 1, 1, on_player_ratings, &g), 0);
+        own_wait_for(&g.w, "the ratings of an unrated player");
         assert_false(g.failed);
         assert_int_equal(g.n, 0);
         ratings_got_clear(&g);
-        assert_int_equal(store_ratings_of_players(store, NULL, 0, on_player_ratings, &g), 0);
-        wait_for(&g.w, "the ratings of no player");
+        assert_int_equal(store_ratings_of_players(own_store, NULL, 0, on_player_ratings, &g), 0);
+        own_wait_for(&g.w, "the ratings of no player");
         assert_int_equal(g.n, 0);
         ratings_got_clear(&g);
 }
@@ -733,7 +648,7 @@ static void a_players_ratings_are_read_beside_it(void **state) {
 /* ---- store/tournaments_summary.h ----------------------------------------------- */
 
 struct summary_got {
-        struct wait w;
+        struct own_wait w;
         bool failed;
         size_t n;
         int64_t id[MAX_ROWS];
@@ -768,28 +683,28 @@ static void a_tournaments_summary_is_its_current_stage_and_round(void **state) {
         char q[512];
         (void) state;
 
-        sql("INSERT INTO tournaments (name, game, seed, created_by, competitive, secrets) "
+        own_sql("INSERT INTO tournaments (name, game, seed, created_by, competitive, secrets) "
             "VALUES ('Spring', 'crash-pilot', 1, 'test', false, ARRAY['\\x01'::bytea])");
-        draft = sql_int64("SELECT max(id) FROM tournaments");
-        sql("INSERT INTO tournaments (name, game, seed, created_by, competitive, secrets, state) "
+        draft = own_sql_int64("SELECT max(id) FROM tournaments");
+        own_sql("INSERT INTO tournaments (name, game, seed, created_by, competitive, secrets, state) "
             "VALUES ('Summer', 'reflex', 2, 'test', false, ARRAY['\\x02'::bytea], 'running')");
-        running = sql_int64("SELECT max(id) FROM tournaments");
+        running = own_sql_int64("SELECT max(id) FROM tournaments");
         /* stage 1 finished (rounds 1 to 3), stage 2 running (rounds 1 and
          * 2), stage 3 pending (a round 7 that does not count) */
         snprintf(q, sizeof q,
                  "INSERT INTO stages (tournament_id, number, format, config, state) VALUES "
                  "(%1$lld, 1, 'swiss', '{}', 'finished'), (%1$lld, 2, 'swiss', '{}', 'running'), "
                  "(%1$lld, 3, 'swiss', '{}', 'pending')", (long long) running);
-        sql(q);
+        own_sql(q);
         snprintf(q, sizeof q,
                  "INSERT INTO stage_matches (stage_id, round, table_no, participants) "
                  "SELECT s.id, r.round, 1, '{}' FROM stages s, (VALUES (1, 1), (1, 2), (1, 3), (2, 1), (2, 2), "
                  "(3, 7)) r(number, round) WHERE s.tournament_id = %lld AND s.number = r.number",
                  (long long) running);
-        sql(q);
+        own_sql(q);
 
-        assert_int_equal(store_tournaments_summary_all(store, on_summary, &g), 0);
-        wait_for(&g.w, "every tournament");
+        assert_int_equal(store_tournaments_summary_all(own_store, on_summary, &g), 0);
+        own_wait_for(&g.w, "every tournament");
         assert_false(g.failed);
         assert_int_equal(g.n, 2);
         assert_int_equal(g.id[0], draft);
@@ -798,13 +713,13 @@ static void a_tournaments_summary_is_its_current_stage_and_round(void **state) {
         assert_string_equal(g.text[1], "Summer reflex running 2 2");
         summary_got_clear(&g);
 
-        assert_int_equal(store_tournaments_summary_get(store, running, on_summary, &g), 0);
-        wait_for(&g.w, "one tournament");
+        assert_int_equal(store_tournaments_summary_get(own_store, running, on_summary, &g), 0);
+        own_wait_for(&g.w, "one tournament");
         assert_int_equal(g.n, 1);
         assert_string_equal(g.text[0], "Summer reflex running 2 2");
         summary_got_clear(&g);
-        assert_int_equal(store_tournaments_summary_get(store, INT64_MAX, on_summary, &g), 0);
-        wait_for(&g.w, "no tournament");
+        assert_int_equal(store_tournaments_summary_get(own_store, INT64_MAX, on_summary, &g), 0);
+        own_wait_for(&g.w, "no tournament");
         assert_int_equal(g.n, 0);
         summary_got_clear(&g);
 }
