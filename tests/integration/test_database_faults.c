@@ -10,7 +10,9 @@
  *   - a second daemon on the same database refuses to start, saying why;
  *   - with the REST connection stuck behind a lock, requests past
  *     [database] queue_limit get 503 with Retry-After, while health checks,
- *     referees and the match runtime (a connection of its own) go on.
+ *     referees and the match runtime (a connection of its own) go on;
+ *     arbiterctl, refused the same way, asks again after the Retry-After
+ *     and gets its answer.
  * Where the test waits for the database to be in a state (a lock granted, a
  * query waiting), it asks pg_locks and pg_stat_activity. */
 #define _GNU_SOURCE
@@ -334,6 +336,32 @@ static void a_full_database_queue_is_503_and_matches_go_on(void **state) {
         assert_true(json_integer_value(json_object_get(refused, "queue_full")) >= 1);
         http_reply_done(&r);
 
+        /* arbiterctl, refused the same way, asks again when Retry-After
+         * says and gets its list once the queue has drained */
+        char ctl_err[512], ctl_bin[512];
+        snprintf(ctl_err, sizeof ctl_err, "%s/arbiterctl.err", o.dir);
+        snprintf(ctl_bin, sizeof ctl_bin, "%s/arbiterctl", harness_env("ARBITER_TEST_BUILD"));
+        pid_t ctl = fork();
+        assert_true(ctl >= 0);
+        if (ctl == 0) {
+                if (!freopen(ctl_err, "w", stderr) || !freopen("/dev/null", "w", stdout))
+                        _exit(127);
+                execl(ctl_bin, "arbiterctl", "--url", o.d.url, "players", "list", (char *) NULL);
+                _exit(127);
+        }
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS;;) {
+                char *said = run_capture(NULL, "cat '%s' 2>/dev/null", ctl_err);
+                bool retrying = strstr(said, "asking again in 1 s") != NULL;
+                free(said);
+                if (retrying)
+                        break;
+                if (mono_ms() > deadline) {
+                        kill(ctl, SIGKILL);
+                        waitpid(ctl, NULL, 0);
+                        fail_msg("arbiterctl never said it would ask again");
+                }
+        }
+
         /* the lock goes (a backend in pg_sleep does not notice its client
          * leave): the queued reads are answered */
         assert_int_equal(run_cmd("psql '%s' -qtAX -c \"SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -343,6 +371,10 @@ static void a_full_database_queue_is_503_and_matches_go_on(void **state) {
                 assert_int_equal(read_status(fds[i], head, sizeof head), 200);
                 close(fds[i]);
         }
+        int ctl_status;
+        assert_int_equal(waitpid(ctl, &ctl_status, 0), ctl);
+        if (!WIFEXITED(ctl_status) || WEXITSTATUS(ctl_status) != 0)
+                fail_msg("arbiterctl players list exited %d after its retry", ctl_status);
         free(arg);
         free(config);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tools/arbiterctl/http.h"
 
@@ -19,6 +20,14 @@
 #define HTTP_BUFFER_INITIAL 4096
 #define HTTP_STATUS_OK_MIN 200
 #define HTTP_STATUS_OK_MAX 299
+
+/* A GET answered 503 with Retry-After (a season's ratings being computed,
+ * the database's queue full) is asked again after that long, as HTTP says,
+ * at most this many times and within --timeout in all; a longer wait than
+ * this is not waited for. */
+#define HTTP_RETRIES            5
+#define HTTP_RETRY_AFTER_MAX_S  10
+#define HTTP_STATUS_UNAVAILABLE 503
 
 struct buffer {
         char *data;
@@ -211,7 +220,25 @@ int http_call(struct ctl *c, const char *method, const char *path, json_t *body,
         }
         curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
 
-        code = curl_easy_perform(easy);
+        for (int attempt = 0, waited = 0;; attempt++) {
+                curl_off_t after = 0;
+                long st = 0;
+
+                code = curl_easy_perform(easy);
+                if (code != CURLE_OK || strcmp(method, "GET") != 0)
+                        break;
+                curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &st);
+                curl_easy_getinfo(easy, CURLINFO_RETRY_AFTER, &after);
+                if (st != HTTP_STATUS_UNAVAILABLE || after < 1 || after > HTTP_RETRY_AFTER_MAX_S ||
+                    attempt >= HTTP_RETRIES || waited + after > c->timeout_s)
+                        break;
+                fprintf(stderr, "arbiterctl: GET %s: not ready yet (503); asking again in %ld s, as the "
+                        "daemon says (Retry-After)\n", path, (long) after);
+                sleep((unsigned) after);
+                waited += (int) after;
+                free(b.data);
+                b = (struct buffer) { 0 };
+        }
         if (code != CURLE_OK) {
                 if (b.too_big)
                         status = ctl_fail(CTL_EXIT_ERROR, "%s %s: the reply is larger than %u bytes", method, path,

@@ -9,6 +9,11 @@
  * and 403 → 5, any other → 1.  A transport failure (refused, unresolvable,
  * broken, timed out) is 6; a URL libcurl cannot use is 2.
  *
+ * A GET answered 503 with Retry-After (a season's ratings being computed,
+ * the database's queue full) is asked again after that long — at most 5
+ * times, each wait at most 10 s, all within --timeout — saying so on
+ * stderr; only then is the 503 an error.
+ *
  * The token goes in the Authorization header only; it is never printed,
  * not even in an error.
  *
