@@ -45,16 +45,9 @@ static void on_rows(void *userdata, const PGresult *res, const char *error) {
         struct store_error e;
         int n;
 
-        if (!res) {
-                c->cb(c->userdata, NULL, 0, store_failure_of(c->store, &e), error);
-                free(c);
-                return;
-        }
-        n = PQntuples(res);
-        rows = calloc((size_t) n + 1, sizeof *rows);
+        rows = store_rows_new(c->store, res, sizeof *rows, &n, &e, &error);
         if (!rows) {
-                e = (struct store_error) { .failure = STORE_FAILURE_INTERNAL };
-                c->cb(c->userdata, NULL, 0, &e, STORE_OUT_OF_MEMORY);
+                c->cb(c->userdata, NULL, 0, &e, error);
                 free(c);
                 return;
         }

@@ -62,4 +62,25 @@ static inline const struct store_error *store_failure_of(const struct store *s, 
 /* The failure of a repository that could not allocate its rows. */
 #define STORE_OUT_OF_MEMORY "out of memory reading the rows"
 
+/* The start of a repository's callback that reads its rows into an array:
+ * a zeroed array of PQntuples(res) + 1 elements of size, their number in
+ * *ret_n; or NULL when there is nothing to read, with the failure to hand
+ * on in *e and its words in *error (the query's own, or out of memory). */
+static inline void *store_rows_new(const struct store *s, const PGresult *res, size_t size, int *ret_n,
+                                   struct store_error *e, const char **error) {
+        void *rows;
+
+        if (!res) {
+                store_failure_of(s, e);
+                return NULL;
+        }
+        *ret_n = PQntuples(res);
+        rows = calloc((size_t) *ret_n + 1, size);
+        if (!rows) {
+                *e = (struct store_error) { .failure = STORE_FAILURE_INTERNAL };
+                *error = STORE_OUT_OF_MEMORY;
+        }
+        return rows;
+}
+
 #endif

@@ -1,6 +1,6 @@
 /* store/spool_writer.c — see spool_writer.h.
  *
- * Two lists under one mutex: todo (loop → worker, waited on with a
+ * Two lists under one mutex: queued (loop → worker, waited on with a
  * condition variable) and done (worker → loop, announced by writing the
  * eventfd).  The worker holds the mutex only to move a job between them,
  * never across a write or an fdatasync.
@@ -44,7 +44,7 @@ struct spool_writer {
 
         pthread_mutex_t lock;
         pthread_cond_t wake;
-        struct list todo, done;         /* under lock */
+        struct list queued, done;       /* under lock */
         bool stop;                      /* under lock */
         bool failed;                    /* the worker's own: a write failed */
         size_t pending;                 /* loop thread: appended, callback not run */
@@ -84,14 +84,14 @@ static void *worker(void *userdata) {
         for (;;) {
                 struct job *j;
 
-                while (!w->todo.head && !w->stop)
+                while (!w->queued.head && !w->stop)
                         pthread_cond_wait(&w->wake, &w->lock);
-                j = w->todo.head;
+                j = w->queued.head;
                 if (!j)
                         break;          /* stopping, and nothing left to write */
-                w->todo.head = j->next;
-                if (!w->todo.head)
-                        w->todo.tail = &w->todo.head;
+                w->queued.head = j->next;
+                if (!w->queued.head)
+                        w->queued.tail = &w->queued.head;
                 pthread_mutex_unlock(&w->lock);
 
                 j->r = w->failed ? -EIO : j->cut ? spool_truncate_file(w->spool)
@@ -143,7 +143,7 @@ int spool_writer_new(struct loop *loop, struct spool *spool, struct spool_writer
         w->efd = -1;
         w->loop = loop;
         w->spool = spool;
-        list_init(&w->todo);
+        list_init(&w->queued);
         list_init(&w->done);
         pthread_mutex_init(&w->lock, NULL);
         pthread_cond_init(&w->wake, NULL);
@@ -199,7 +199,7 @@ static void give(struct spool_writer *w, struct job *j, spool_written_fn fn, voi
         j->userdata = userdata;
         w->pending++;
         pthread_mutex_lock(&w->lock);
-        list_push(&w->todo, j);
+        list_push(&w->queued, j);
         pthread_cond_signal(&w->wake);
         pthread_mutex_unlock(&w->lock);
 }
