@@ -528,6 +528,8 @@ static void a_void_rewinds_and_survives_a_restart(void **state) {
         daemon_wait_exit(&daemon_);
         start_daemon();
         assert_true(daemon_wait_log(&daemon_, "rebuilt from the input log", HARNESS_WAIT_MS));
+        /* the REST connection and the token cache come up on their own */
+        assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
         json_t *after = match_of(id);
         assert_true(json_equal(json_object_get(before, "view"), json_object_get(after, "view")));
         assert_int_equal(score_of(after, 2), 3);

@@ -279,6 +279,8 @@ static void kill_and_restart(json_int_t id) {
         daemon_wait_exit(&daemon_);
         start_daemon();
         assert_true(daemon_wait_log(&daemon_, "rebuilt from the input log", HARNESS_WAIT_MS));
+        /* the REST connection and the token cache come up on their own */
+        assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
         json_t *after = public_view(id);
         if (!json_equal(before, after))
                 fail_msg("the view changed across kill -9 and restart:\n%s\n%s", json_dumps(before, 0),

@@ -202,6 +202,8 @@ static void inputs_made_during_an_outage_are_spooled_and_flushed(void **state) {
         pg("start");
         daemon_start(&daemon_, env, NULL, true);
         assert_true(daemon_wait_log(&daemon_, "rebuilt from the input log", HARNESS_WAIT_MS));
+        /* the REST connection and the token cache come up on their own */
+        assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
         assert_true(daemon_log_contains(&daemon_, "written to the database once it is ready"));
         assert_false(daemon_log_contains(&daemon_, "needs a referee"));
         items = log_of(id);
