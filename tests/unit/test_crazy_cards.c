@@ -86,6 +86,28 @@ static void every_builtin_card_scene_calls_for_its_answer(void **state) {
         }
 }
 
+/* The rulebook's 94 situation cards, in the distribution the cards page
+ * documents. */
+static void builtin_holds_94_cards_in_the_documented_distribution(void **state) {
+        static const unsigned want[CZ_N_ANSWERS] = {
+                [CZ_ANS_STRAIGHT] = 14, [CZ_ANS_LEFT] = 12, [CZ_ANS_RIGHT] = 12, [CZ_ANS_UTURN] = 12,
+                [CZ_ANS_HAND] = 14, [CZ_ANS_ZOMBIE] = 14, [CZ_ANS_FORK_LEFT] = 8, [CZ_ANS_FORK_RIGHT] = 8,
+        };
+        unsigned got[CZ_N_ANSWERS] = { 0 }, total = 0;
+
+        (void) state;
+        parse_builtin();
+        assert_int_equal(cat.n, CZ_DEFAULT_CARDS);
+        for (unsigned i = 0; i < cat.n; i++)
+                got[cat.cards[i].answer]++;
+        for (unsigned a = 0; a < CZ_N_ANSWERS; a++) {
+                if (got[a] != want[a])
+                        fail_msg("%u %s cards, not %u", got[a], cz_answer_name(a), want[a]);
+                total += want[a];
+        }
+        assert_int_equal(total, CZ_DEFAULT_CARDS);
+}
+
 static void builtin_ids_are_unique_and_zombie_flags_agree(void **state) {
         (void) state;
         parse_builtin();
@@ -256,6 +278,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(builtin_catalogue_parses),
                 cmocka_unit_test(every_builtin_card_scene_calls_for_its_answer),
+                cmocka_unit_test(builtin_holds_94_cards_in_the_documented_distribution),
                 cmocka_unit_test(builtin_ids_are_unique_and_zombie_flags_agree),
                 cmocka_unit_test(error_unknown_answer),
                 cmocka_unit_test(error_bad_lane_count),
