@@ -500,13 +500,13 @@ static int parse_field(struct word w, struct cz_card *card, unsigned *lanes, uns
                 return r;
         case KEY_LANES:
                 if (parse_small(v.s, v.len, lanes) < 0 || *lanes < 1 || *lanes > CZ_MAX_LANES)
-                        return fail(ret_err, at, "lanes: \"%s\" must be 1..%d", word_text(v, buf),
-                                    CZ_MAX_LANES);
+                        return fail(ret_err, at, "lanes: must be 1..%d, not \"%s\"", CZ_MAX_LANES,
+                                    word_text(v, buf));
                 return 0;
         case KEY_CAR:
                 if (parse_small(v.s, v.len, car) < 0 || *car < 1 || *car > CZ_MAX_LANES)
-                        return fail(ret_err, at, "car: \"%s\" must be a lane, 1..%d", word_text(v, buf),
-                                    CZ_MAX_LANES);
+                        return fail(ret_err, at, "car: must be a lane, 1..%d, not \"%s\"", CZ_MAX_LANES,
+                                    word_text(v, buf));
                 return 0;
         case N_KEYS:
                 break;
