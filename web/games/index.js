@@ -5,4 +5,5 @@
 // game's issue adds its line here with its module.
 export const modules = {
   "crash-pilot": () => import("./crash-pilot/index.js"),
+  "crazy-pilot": () => import("./crazy-pilot/index.js"),
 };

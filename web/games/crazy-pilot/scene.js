@@ -342,33 +342,44 @@ function road(scene, g) {
   parts.push(el("path", { d: `M${x0 + 2} ${from} V${H} M${x1 - 2} ${from} V${H}`, stroke: C.line, "stroke-width": 2 }));
   if (kind === "crossroads") parts.push(el("path", { d: `M${x0 + 2} 0 V18 M${x1 - 2} 0 V18`, stroke: C.line, "stroke-width": 2 }));
   if (kind === "dead_end") {
-    // a barrier across the end of the road, and the words
-    const n = Math.ceil((x1 - x0) / 16);
-    parts.push(el("rect", { x: x0 - 4, y: top - 10, width: x1 - x0 + 8, height: 14, fill: C.white, ...OUT }),
-      [...Array(n)].map((_, i) => el("path", { d: `M${x0 + i * 16} ${top - 10} h8 l-6 14 h-8 Z`, fill: C.vermillion })),
-      el("rect", { x: x0 - 4, y: top - 10, width: x1 - x0 + 8, height: 14, fill: "none", ...OUT }),
-      label(RA / 2, top - 22, "dead end", 13));
+    // a brick wall across the end of the road, and the words
+    const wx = x0 - 10;
+    const ww = x1 - x0 + 20;
+    const bricks = [];
+    for (let r = 0; r < 3; r++) {
+      for (let x = wx + (r % 2 ? -12 : 0); x < wx + ww; x += 24) {
+        const bx = Math.max(wx, x);
+        bricks.push(el("rect", { x: bx, y: top - 24 + r * 9, width: Math.min(x + 24, wx + ww) - bx, height: 9,
+          fill: "#a0522d", stroke: "#e8d8c8", "stroke-width": 1.5 }));
+      }
+    }
+    parts.push(bricks, el("rect", { x: wx, y: top - 24, width: ww, height: 27, fill: "none", ...OUT }),
+      label(RA / 2, top - 32, "DEAD END", 14));
   }
   return el("g", { class: `cz-road cz-road-${kind}`, "data-road": kind }, parts);
 }
 
+// A zebra crossing lies across row 1 (people wait at it on the verges, or
+// cross on it); a level crossing's rails across row 2, where a train passes.
 function marking(scene, g) {
   const { x0, x1 } = g;
-  const y = ROW_Y[2];
   if (scene.marking === "zebra") {
+    const y = ROW_Y[1];
     const n = Math.floor((x1 - x0) / 14);
     return el("g", { class: "cz-marking", "data-marking": "zebra" },
       [...Array(n)].map((_, i) => el("rect", { x: x0 + 4 + i * 14, y: y - 22, width: 8, height: 44, fill: C.white })));
   }
   if (scene.marking === "level_crossing") {
+    const y = ROW_Y[2];
     const ties = [...Array(Math.floor(RA / 18))].map((_, i) => el("rect", { x: 4 + i * 18, y: y - 14, width: 7, height: 28, fill: C.brown }));
     return el("g", { class: "cz-marking", "data-marking": "level_crossing" },
       ties,
       el("path", { d: `M0 ${y - 8} H${RA} M0 ${y + 8} H${RA}`, stroke: "#c9c9c9", "stroke-width": 4 }),
-      // the St Andrew's cross beside the road
-      el("g", { transform: `translate(${x1 + 14} ${y - 44})` },
-        el("path", { d: "M-12 -8 L12 8 M-12 8 L12 -8", stroke: C.white, "stroke-width": 7 }),
-        el("path", { d: "M-12 -8 L12 8 M-12 8 L12 -8", stroke: C.vermillion, "stroke-width": 3 })));
+      // its sign, the St Andrew's cross, at the foot of the side column
+      el("g", { transform: `translate(${RA + SIDE / 2} ${H - 70})` },
+        el("path", { d: "M-22 -14 L22 14 M-22 14 L22 -14", stroke: C.white, "stroke-width": 11 }),
+        el("path", { d: "M-22 -14 L22 14 M-22 14 L22 -14", stroke: C.red, "stroke-width": 5 }),
+        label(0, 38, "RAILWAY", 12)));
   }
   return null;
 }
@@ -433,7 +444,8 @@ function item(it, g) {
     x = RA / 2;
     body = def.draw(RA);
   } else {
-    body = el("g", { transform: `scale(${S})` }, def.draw(width / S));
+    const k = Math.min(S, width / 44);     // a narrow verge draws smaller
+    body = el("g", { transform: `scale(${k.toFixed(3)})` }, def.draw(width / k));
   }
   return el("g", {
     class: `cz-item cz-item-${it.kind}`, "data-kind": it.kind, "data-lane": it.lane, "data-row": row,
