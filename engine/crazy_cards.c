@@ -401,9 +401,10 @@ static int parse_item(struct word w, unsigned i, struct cz_item *ret, const stru
                 return fail(ret_err, at, "%s: the lane of \"%s\" is not a number", key, word_text(w, buf));
         if (parse_small(slash + 1, w.len - (size_t) (slash + 1 - w.s), &row) < 0)
                 return fail(ret_err, at, "%s: the row of \"%s\" is not a number", key, word_text(w, buf));
-        if (lane > CZ_MAX_LANES + 1)
-                return fail(ret_err, at, "%s: lane %u must be 0..%d (0 the left verge, lanes + 1 the right "
-                            "one)", key, lane, CZ_MAX_LANES + 1);
+        /* Against the road's lanes once the whole line is read (check_card). */
+        if (lane > UINT8_MAX)
+                return fail(ret_err, at, "%s: lane %u must be 0..lanes + 1 (0 the left verge, lanes + 1 the "
+                            "right one)", key, lane);
         if (row < 1 || row > CZ_MAX_ROWS)
                 return fail(ret_err, at, "%s: row %u must be 1..%d (1 near, %d far)", key, row, CZ_MAX_ROWS,
                             CZ_MAX_ROWS);

@@ -21,6 +21,8 @@
  *   - every enum field is in range; 1 <= lanes <= CZ_MAX_LANES;
  *     1 <= car_lane <= lanes; every item's lane is 0 .. lanes + 1 (0 the
  *     left verge, lanes + 1 the right one) and its row 1 .. CZ_MAX_ROWS;
+ *     no two items share a lane and a row; a train stands only on a scene
+ *     with marking CZ_MARK_LEVEL_CROSSING;
  *   - zombie is true exactly when answer is CZ_ANS_ZOMBIE, and exactly
  *     when the scene holds an item of kind CZ_ITEM_ZOMBIE;
  *   - answer == cz_scene_answer(&card->scene, ...) for every card: a card

@@ -368,7 +368,11 @@ static void error_item_lane_out_of_range(void **state) {
         expect_error("x1 straight road=straight lanes=1 car=1 items=cow@3/1 | A cow\n", 1, "x1",
                      "items[0]: lane 3 must be 0..2");
         expect_error("x1 straight road=straight lanes=1 car=1 items=cow@0/1,cow@9/1 | Cows\n", 1, "x1",
-                     "items[1]: lane 9 must be 0..4");
+                     "items[1]: lane 9 must be 0..2");
+        expect_error("x1 straight road=straight lanes=2 car=1 items=cow@0/1,cow@5/1 | Cows\n", 1, "x1",
+                     "items[1]: lane 5 must be 0..3 (0 the left verge, 3 the right one)");
+        expect_error("x1 straight road=straight lanes=1 car=1 items=cow@300/1 | A cow\n", 1, "x1",
+                     "items[0]: lane 300 must be 0..lanes + 1");
         expect_error("x1 straight road=straight lanes=1 car=1 items=cow@0/4 | A cow\n", 1, "x1",
                      "items[0]: row 4 must be 1..3");
 }
