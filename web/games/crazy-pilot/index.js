@@ -23,7 +23,7 @@ const CZ_FLASH_MS = 1500;
 const STACKS = ["straight", "left", "right", "u_turn", "hand", "under_car", "set_aside"];
 const STACK_WORDS = {
   straight: "Straight on", left: "Left", right: "Right", u_turn: "U-turn", hand: "Hand (under the pile)",
-  under_car: "Under the car (zombies)", set_aside: "Set aside",
+  under_car: "Under the car (zombies)", set_aside: "Set aside", front: "In front (sent by the opponent)",
 };
 const STACK_SHORT = { straight: "↑", left: "←", right: "→", u_turn: "↶", hand: "■", under_car: "Z", set_aside: "✗" };
 const PLACEMENT_WORDS = {
@@ -189,9 +189,18 @@ function answersElement(view, ctx, only = null) {
       h("h4", ctx.playerName(a.seat)),
       h("dl", Object.entries(a.stacks || {}).filter(([, cards]) => cards && cards.length).map(([stack, cards]) => [
         h("dt", STACK_WORDS[stack] || stack),
-        h("dd", h("ul.cz-backs", cards.map((c) => h(`li.cz-back.${c.correct ? "is-correct" : "is-wrong"}`, { dataset: { handle: c.handle, answer: c.answer } },
-          h("span.cz-mark", c.correct ? "✓" : "✗"), " ", ANSWER_WORDS[c.answer] || c.answer)))),
+        h("dd", h("ul.cz-backs", cards.map(backElement))),
       ])))));
+}
+
+// One card's back: its answer, and whether it was in the right stack (✓,
+// ✗); a card in front of a player (two players) says whether it was covered.
+function backElement(c) {
+  const front = c.correct === undefined;
+  const ok = front ? !!c.covered : !!c.correct;
+  return h(`li.cz-back.${ok ? "is-correct" : "is-wrong"}`, { dataset: { handle: c.handle, answer: c.answer } },
+    h("span.cz-mark", front ? (c.covered ? "▣" : "□") : ok ? "✓" : "✗"), " ", ANSWER_WORDS[c.answer] || c.answer,
+    front ? (c.covered ? ", covered" : ", not covered") : null);
 }
 
 // Plays a short flash on el.
@@ -344,20 +353,46 @@ export function tile(root, ctx) {
 
 // ---- the referee -------------------------------------------------------------------------------------
 
-// "Driiiiive!" as one big button, enabled once the race is checked; it
-// goes through the console's preview and confirm like every input.
-export const refereeHandles = ["drive"];
+// "Driiiiive!" as one big button, enabled once the race is checked, and a
+// misfire's correction: each seat's face-up card and, per stack, its
+// cards' handles with "Move to …" (the `move` input: only among the five
+// direction and hand stacks).  Both go through the console's preview and
+// confirm like every input; the referee's view holds no answer.
+export const refereeHandles = ["drive", "move"];
+const MOVABLE = ["straight", "left", "right", "u_turn", "hand"];
+
+function moveControl(seat, handle, from, ctx) {
+  const select = h("select", { "aria-label": `Move card ${handle} of ${ctx.playerName(seat)} to` },
+    MOVABLE.filter((k) => k !== from).map((k) => h("option", { value: k }, STACK_WORDS[k])));
+  return h("li.cz-move", { dataset: { handle } }, h("code", handle), " ", select, " ",
+    h("button", { type: "button", onclick: () => ctx.propose({ kind: "move", seat, card: handle, to: select.value }) }, "Move"));
+}
+
+function refereeSeat(entry, ctx) {
+  const stacks = entry.stacks || {};
+  return h("section.cz-ref-seat", { dataset: { seat: entry.seat }, "aria-label": ctx.playerName(entry.seat) },
+    h("h4", ctx.playerName(entry.seat)),
+    entry.card ? cardFigure(entry.card, "small") : h("p.muted", "No card face up"),
+    h("dl", MOVABLE.filter((k) => (stacks[k] || []).length).map((k) => [
+      h("dt", `${STACK_WORDS[k]} (${stacks[k].length})`),
+      h("dd", h("ul.plain", stacks[k].map((handle) => moveControl(entry.seat, handle, k, ctx)))),
+    ])));
+}
+
 export function refereeSteps(root, ctx) {
   root.classList.add("cz-referee");
   const button = h("button.big.cz-drive", { type: "button", onclick: () => ctx.propose({ kind: "drive" }) },
     "Driiiiive! Resume play (drive)");
   const state = h("div");
-  fill(root, h("h3", "Crazy Pilot"), state, button);
+  const seats = h("div.cz-ref-seats");
+  fill(root, h("h3", "Crazy Pilot"), state, button, seats);
   return {
     update(view, match) {
       if (!view) return;
       button.disabled = !(view.race && view.race.zombie !== null && view.race.zombie !== undefined);
       fill(state, h("p.cz-state", stateLine(view, match, ctx)), racePanel(view, ctx));
+      const ref = view.referee;
+      fill(seats, ref && !finished(view) ? (ref.seats || []).map((e) => refereeSeat(e, ctx)) : null);
     },
   };
 }
