@@ -10,8 +10,8 @@
 # 127.0.0.1:8080.  Once arbiterd answers it creates the venue's tables if they
 # are not there yet: table-a (four button pads), where arbiter-bots keep a
 # Crash Pilot match going and play it as people would (docs/bots.md), and
-# table-b (three button pads and a slap pad, for Crazy Pilot, which does not
-# exist yet: its pads are connected and idle).
+# table-b (three seats, each with a button pad and a slap pad), where another
+# arbiter-bots keeps a Crazy Pilot match going.
 #
 # arbiterd is supervised as systemd's unit would have it (Restart=on-failure,
 # RestartSec=2s, RestartPreventExitStatus=65 78): when it dies it is started
@@ -29,7 +29,8 @@
 # Environment: ARBITER_LISTEN (default 127.0.0.1:8080); ARBITER_RUN_DIR
 # instead of ./var; ARBITER_DSN, a database to use instead of the cluster
 # under var/pg (the tests give theirs); ARBITER_BOTS_OPTIONS, more options
-# for the bots (e.g. "--error-pct 25").
+# for table-a's bots (e.g. "--error-pct 25"); ARBITER_BOTS_B_OPTIONS, for
+# table-b's.
 set -euo pipefail
 
 build=${1:?usage: tools/run-local.sh BUILD_DIR}
@@ -138,8 +139,9 @@ fi
 
 # --- The simulated venue --------------------------------------------------------
 # Table A: four button pads (Crash Pilot), played by arbiter-bots through the
-# FIFO table-a.presses, padsim's script.  Table B: three button pads and a slap
-# pad (Crazy Pilot), idle.  Clocks are offset and drift as real ones do.
+# FIFO table-a.presses, padsim's script.  Table B: three button pads and three
+# slap pads (Crazy Pilot), played by arbiter-bots through table-b.presses.
+# Clocks are offset and drift as real ones do.
 mkdir -p "$var/pads"
 start_padsim() {     # name, its stdin, padsim options...
     local name=$1 input=$2; shift 2
@@ -148,26 +150,54 @@ start_padsim() {     # name, its stdin, padsim options...
         <"$input" >"$var/pads/$name.out" 2>"$var/pads/$name.log" &
     sim_pids+=($!)
 }
+fifo() { [[ -p $1 ]] || { rm -f "$1"; mkfifo "$1"; }; }
+start_bots() {       # table, its FIFO, bots options...
+    local name=$1 output=$2; shift 2
+    setsid "$bots" --url "$url" --table "$name" --keep-playing --token-file "$var/admin.token" \
+        --state "$var/pads/$name.bots.state" "$@" >"$output" 2>"$var/pads/$name.bots.log" &
+    bots_pids+=($!)
+}
 presses="$var/pads/table-a.presses"
-[[ -p $presses ]] || { rm -f "$presses"; mkfifo "$presses"; }
+fifo "$presses"
 start_padsim table-a "$presses" --kinds buttons,buttons,buttons,buttons --uid-base 0xa000 \
     --offset-us 1200,-800,30000,-45000 --drift-ppm 20,-35,60,-80 --jitter-us 300 --script -
 # shellcheck disable=SC2086  # ARBITER_BOTS_OPTIONS is a list of options
-setsid "$bots" --url "$url" --table table-a --uid-base 0xa000 --pads 4 --keep-playing \
-    --token-file "$var/admin.token" --state "$var/pads/table-a.bots.state" ${ARBITER_BOTS_OPTIONS:-} \
-    >"$presses" 2>"$var/pads/table-a.bots.log" &
-bots_pids+=($!)
-start_padsim table-b /dev/null --kinds buttons,buttons,buttons,slap --uid-base 0xb000 \
-    --offset-us -5000,12000,700,-22000 --drift-ppm -10,45,-70,90 --jitter-us 300
+start_bots table-a "$presses" --uid-base 0xa000 --pads 4 ${ARBITER_BOTS_OPTIONS:-}
+presses_b="$var/pads/table-b.presses"
+fifo "$presses_b"
+start_padsim table-b "$presses_b" --kinds buttons,buttons,buttons,slap,slap,slap --uid-base 0xb000 \
+    --offset-us -5000,12000,700,-22000,3000,-9000 --drift-ppm -10,45,-70,90,-25,55 --jitter-us 300 --script -
+# shellcheck disable=SC2086  # ARBITER_BOTS_B_OPTIONS is a list of options
+start_bots table-b "$presses_b" --uid-base 0xb000 --pads 6 --game crazy-pilot ${ARBITER_BOTS_B_OPTIONS:-}
 for _ in $(seq 100); do [[ -L $var/pads/table-a && -L $var/pads/table-b ]] && break; sleep 0.05; done
 export ARBITER_PADS="$var/pads/table-a $var/pads/table-b"
 
 # The tables, created once arbiterd takes requests (kept in the database, so
-# only on the first run).  A pad id is its uid in 16 hex digits.
+# only on the first run).  A pad id is its uid in 16 hex digits.  Table B's
+# seat n has button pad b00(n-1) and slap pad b00(n+2).
 table_a='{"name": "table-a", "seats": [{"seat": 1, "pad": "000000000000a000"}, {"seat": 2, "pad": "000000000000a001"},
           {"seat": 3, "pad": "000000000000a002"}, {"seat": 4, "pad": "000000000000a003"}]}'
-table_b='{"name": "table-b", "seats": [{"seat": 1, "pad": "000000000000b000"}, {"seat": 2, "pad": "000000000000b001"},
-          {"seat": 3, "pad": "000000000000b002"}]}'
+table_b='{"name": "table-b", "seats": [
+          {"seat": 1, "pads": [{"pad": "000000000000b000", "role": "buttons"}, {"pad": "000000000000b003", "role": "slap"}]},
+          {"seat": 2, "pads": [{"pad": "000000000000b001", "role": "buttons"}, {"pad": "000000000000b004", "role": "slap"}]},
+          {"seat": 3, "pads": [{"pad": "000000000000b002", "role": "buttons"}, {"pad": "000000000000b005", "role": "slap"}]}]}'
+# A table-b made by an earlier make run, before Crazy Pilot, has its button
+# pads and no slap pads; no route changes a table's pads, so the slap pads are
+# added to its seats in its own database (var/pg), once, saying so.
+upgrade_table_b() {
+    curl -sf "$url/v1/tables?limit=1000" |
+        jq -e '.items[] | select(.name == "table-b") | [.seats[].pads[].role] | index("slap") == null' \
+            >/dev/null || return 0
+    if [[ -z $own_pg ]]; then
+        echo "table-b predates Crazy Pilot (no slap pads) and ARBITER_DSN is not make run's own database:" \
+             "its bots cannot race there" >&2
+        return 0
+    fi
+    "$root/tools/pgcluster" "$pg" psql -q -c "INSERT INTO table_pads (table_id, seat, pad_id, role)
+        SELECT id, s, '000000000000b00' || (s + 2), 'slap' FROM tables, generate_series(1, 3) AS s
+        WHERE name = 'table-b' ON CONFLICT DO NOTHING" >/dev/null &&
+        echo "table-b from an earlier make run: its seats 1-3 get their slap pads (b003-b005) for Crazy Pilot" >&2
+}
 create_tables() {
     local auth deadline=$((SECONDS + READY_TIMEOUT_S)) spec name
     auth="Authorization: Bearer $(cat "$var/admin.token")"
@@ -186,6 +216,7 @@ create_tables() {
         curl -sf -H "$auth" -H 'Content-Type: application/json' -d "$spec" "$url/v1/tables" |
             jq -r '"created \(.name) (table \(.id)) with \(.seats | length) seats"' >&2
     done
+    upgrade_table_b
     echo "venue ready: table-a and table-b at $url/v1/tables" >&2
 }
 
@@ -196,9 +227,9 @@ cat <<MSG
     health        curl $url/v1/health
     API routes    curl $url/v1
     pads          curl $url/v1/pads      (two simulated tables)
-    tables        curl $url/v1/tables    (table-a: Crash Pilot, played by bots;
-                  table-b: for Crazy Pilot, idle)
-    matches       curl '$url/v1/matches?state=running'   (the bots' match at table-a)
+    tables        curl $url/v1/tables    (table-a: Crash Pilot, table-b: Crazy Pilot,
+                  each played by bots)
+    matches       curl '$url/v1/matches?state=running'   (the bots' matches)
     presses       curl $url/v1/presses   (in pad-time order)
     live events   curl -N $url/v1/events
     admin token   var/admin.token  — e.g.
@@ -208,7 +239,7 @@ cat <<MSG
     D-Bus         busctl --address=$DBUS_SESSION_BUS_ADDRESS \\
                   introspect org.arbiter.Arbiter1 /org/arbiter/Arbiter1
     database      tools/pgcluster var/pg psql
-    bots          var/pads/table-a.bots.log (who won, and how)
+    bots          var/pads/table-a.bots.log, var/pads/table-b.bots.log (who won, and how)
 
 MSG
 

@@ -3,7 +3,7 @@
 # against the suite's PostgreSQL with the test build:
 #
 #   1. it creates the venue's tables, table-a and table-b, with the simulated
-#      pads at their seats;
+#      pads at their seats (table-b's seats a button pad and a slap pad each);
 #   2. at table-a the bots host a Crash Pilot match and play it to its end;
 #   3. arbiterd killed with SIGKILL is restarted, with a message saying how it
 #      ended, while the venue (padsims, bots) stays up;
@@ -37,16 +37,19 @@ on_exit() {
     if ((failed > 0)); then
         echo "# run-local.sh's stderr (last lines):"
         tail -n 40 "$VENUE_ERR" 2>/dev/null | sed 's/^/# /'
-        echo "# the bots' log:"
-        sed 's/^/# /' "$VENUE_RUN/pads/table-a.bots.log" 2>/dev/null || true
+        echo "# the bots' logs:"
+        sed 's/^/# /' "$VENUE_RUN/pads/table-a.bots.log" "$VENUE_RUN/pads/table-b.bots.log" 2>/dev/null || true
     fi
 }
 trap on_exit EXIT
 trap 'exit 130' INT TERM
 
+FAST_BOTS_B='--reaction-ms 150 --reaction-min-ms 80 --slap-ms 100 --between-ms 300'
+
 echo "1..5"
-venue_start "$dir" "$FAST_BOTS"
+venue_start "$dir" "$FAST_BOTS" "$FAST_BOTS_B"
 bots_log="$VENUE_RUN/pads/table-a.bots.log"
+bots_b_log="$VENUE_RUN/pads/table-b.bots.log"
 
 # 1. the tables, with make run's simulated pads at their seats
 tables_are_there() {
@@ -55,8 +58,9 @@ tables_are_there() {
     jq -e '[.items[] | select(.name == "table-a") | .seats[].pads[].pad] ==
            ["000000000000a000", "000000000000a001", "000000000000a002", "000000000000a003"]' \
         <<<"$tables" >/dev/null &&
-    jq -e '[.items[] | select(.name == "table-b") | .seats[].pads[].pad] ==
-           ["000000000000b000", "000000000000b001", "000000000000b002"]' <<<"$tables" >/dev/null
+    jq -e '[.items[] | select(.name == "table-b") | .seats[] | .pads | sort_by(.role) | map(.role + " " + .pad)] ==
+           [["buttons 000000000000b000", "slap 000000000000b003"], ["buttons 000000000000b001", "slap 000000000000b004"],
+            ["buttons 000000000000b002", "slap 000000000000b005"]]' <<<"$tables" >/dev/null
 }
 check "make run creates table-a and table-b with the simulated pads" tables_are_there
 

@@ -37,7 +37,8 @@ venue_wait_line() {
     done
 }
 
-# venue_start DIR [BOTS_OPTIONS]: the venue's files go to DIR.
+# venue_start DIR [BOTS_OPTIONS [BOTS_B_OPTIONS]]: the venue's files go to
+# DIR; the options are table-a's bots' and table-b's.
 venue_start() {
     local dir=$1 db
     mkdir -p "$dir"
@@ -56,6 +57,7 @@ venue_start() {
     # SIGINT back to its default: a background job of a script starts with
     # it ignored, and the venue is stopped as Ctrl-C stops make run.
     ARBITER_RUN_DIR="$VENUE_RUN" ARBITER_LISTEN="$VENUE_LISTEN" ARBITER_BOTS_OPTIONS="${2:-}" \
+        ARBITER_BOTS_B_OPTIONS="${3:-}" \
         env -u ARBITER_DSN --default-signal=INT "${dsn[@]}" "$VENUE_ROOT/tools/run-local.sh" "$ARBITER_TEST_BUILD" \
         >"$VENUE_OUT" 2>"$VENUE_ERR" </dev/null &
     VENUE_PID=$!

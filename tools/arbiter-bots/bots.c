@@ -12,8 +12,7 @@
 
 #include "common/log.h"
 #include "common/time.h"
-#include "engine/crash_pilot.h"
-#include "tools/arbiter-bots/player.h"
+#include "tools/arbiter-bots/play.h"
 #include "tools/arbiter-bots/rest.h"
 #include "tools/arbiter-bots/sse.h"
 #include "tools/arbiter-bots/table.h"
@@ -24,18 +23,27 @@
 #define BACKOFF_MAX_US          (4 * USEC_PER_SEC)
 /* The daemon answers a stream request at once; this only stops a hang. */
 #define OPEN_TIMEOUT_MS         10000
-/* With nothing to do, sse_next() waits this long per call (a dead stream
+/* With nothing to do, sse_wait_any() waits this long per call (a dead stream
  * is found by sse.h's stall check). */
 #define IDLE_WAIT_MS            60000
 #define URL_MAX_LEN             512
+/* A hosted match that could not be made is tried again after this long at
+ * least (the game unknown to the daemon, the table busy). */
+#define RETRY_HOST_US           (5 * USEC_PER_SEC)
 
 /* Names for hosted matches when --players gives none: one per seat. */
-static const char *const default_players[CP_MAX_SEATS] = { "Ana", "Ben", "Cy", "Dee", "Eve" };
+static const char *const default_players[] = { "Ana", "Ben", "Cy", "Dee", "Eve", "Fay", "Gil", "Hal" };
+#define N_DEFAULT_PLAYERS       (sizeof default_players / sizeof default_players[0])
+#define MAX_GAMES               8
+/* The streams waited on at once: the venue's and a play's own. */
+#define MAX_STREAMS             16
 
 struct bots {
         const struct bots_options *opt;
         struct rest *rest;
-        struct player *player;
+        struct play *plays[MAX_GAMES];  /* one per game of play_games[] */
+        const struct play_game *game;   /* the followed match's game; NULL: none we play */
+        struct play *play;              /* its play */
         struct table table;
         bool have_table;
         json_int_t match;               /* the match followed; 0: none */
@@ -52,28 +60,54 @@ static void plan_next(struct bots *b, int64_t at) {
         b->create_at = b->opt->keep_playing ? at : INT64_MAX;
 }
 
-/* Looks at the followed match's public view. */
+/* Looks at the followed match. */
 static int look(struct bots *b) {
         json_t *m;
-        int r = table_match(b->rest, b->match, &m);
+        int r;
 
-        if (r < 0)
+        if (!b->play)
+                return 0;
+        if (b->game->streams) {         /* a play with streams of its own reads them */
+                b->game->look(b->play, NULL, now_usec());
+                return 0;
+        }
+        if ((r = table_match(b->rest, b->match, &m)) < 0)
                 return r;
-        player_look(b->player, json_object_get(m, "view"), now_usec());
+        b->game->look(b->play, m, now_usec());
         json_decref(m);
         return 0;
+}
+
+static const char *seat_name(struct bots *b, int seat) {
+        static char name[32];
+
+        if (b->play)
+                return b->game->seat_name(b->play, seat);
+        snprintf(name, sizeof name, "seat %d", seat);
+        return name;
 }
 
 /* Follows match (its JSON): sits the bots at it and looks at the table. */
 static void follow(struct bots *b, json_t *m, bool hosted) {
         json_int_t id = json_integer_value(json_object_get(m, "id"));
-        char names[CP_MAX_SEATS * 80] = "";
-        int ours;
+        const char *game = json_string_value(json_object_get(m, "game"));
+        char names[N_DEFAULT_PLAYERS * 80] = "";
+        int ours = 0;
 
         b->match = id;
         b->hosted = hosted;
         b->create_at = INT64_MAX;
-        ours = player_sit(b->player, m, b->opt->uid_base, b->opt->n_pads);
+        b->game = NULL;
+        b->play = NULL;
+        for (size_t g = 0; play_games[g]; g++)
+                if (game && strcmp(play_games[g]->name, game) == 0 && b->plays[g]) {
+                        b->game = play_games[g];
+                        b->play = b->plays[g];
+                }
+        if (b->play && (ours = b->game->sit(b->play, m)) <= 0) {
+                b->game->forget(b->play);
+                b->play = NULL;
+        }
         for (size_t i = 0; i < json_array_size(json_object_get(m, "seats")); i++) {
                 const char *n = json_string_value(json_object_get(json_array_get(json_object_get(m, "seats"), i),
                                                                   "name"));
@@ -84,15 +118,19 @@ static void follow(struct bots *b, json_t *m, bool hosted) {
                 log_notice("match %lld at %s: %s; the bots play %d seat%s", (long long) id, b->opt->table, names,
                            ours, ours == 1 ? "" : "s");
         else
-                log_notice("match %lld at %s: %s; none of its seats is a pad of ours%s", (long long) id,
-                           b->opt->table, names, ours == 0 ? " or it is not Crash Pilot" : "");
-        player_look(b->player, json_object_get(m, "view"), now_usec());
+                log_notice("match %lld at %s: %s; %s", (long long) id, b->opt->table, names,
+                           !b->game ? "the bots do not play its game" : "none of its seats is a pad of ours");
+        if (b->play)
+                b->game->look(b->play, m, now_usec());
 }
 
 static void unfollow(struct bots *b) {
         b->match = 0;
         b->hosted = false;
-        player_forget(b->player);
+        if (b->play)
+                b->game->forget(b->play);
+        b->game = NULL;
+        b->play = NULL;
 }
 
 /* The match we host, remembered in opt->state_file so that a restarted
@@ -124,22 +162,24 @@ static void recall_hosted(struct bots *b) {
 
 /* Creates and starts the next match (keep_playing). */
 static void host(struct bots *b) {
+        const struct play_game *g = play_game_find(b->opt->game);
         const char *const *names = b->opt->n_players ? b->opt->players : default_players;
         size_t n = b->opt->n_players;
         json_int_t id;
         json_t *m;
 
         if (!n)
-                n = b->table.n_seats < CP_MAX_SEATS ? b->table.n_seats : CP_MAX_SEATS;
-        if (n < CP_MIN_SEATS || n > b->table.n_seats) {
-                log_error("%s has %u seats: not enough for %zu players of Crash Pilot (2 to 5); not hosting",
-                          b->opt->table, b->table.n_seats, n);
+                n = b->table.n_seats < g->max_seats ? b->table.n_seats : g->max_seats;
+        if (n < g->min_seats || n > g->max_seats || n > b->table.n_seats) {
+                log_error("%s has %u seats: not room for %zu players of %s (%u to %u); not hosting", b->opt->table,
+                          b->table.n_seats, n, g->name, g->min_seats, g->max_seats);
                 b->create_at = INT64_MAX;
                 return;
         }
-        if (table_new_match(b->rest, b->table.id, names, n, b->opt->match_config, &id) < 0 ||
+        if (table_new_match(b->rest, b->table.id, g->name, names, n, b->opt->match_config, &id) < 0 ||
             table_match(b->rest, id, &m) < 0) {
-                plan_next(b, now_usec() + b->opt->between_us);          /* try again */
+                /* try again, not faster than a person would */
+                plan_next(b, now_usec() + (b->opt->between_us > RETRY_HOST_US ? b->opt->between_us : RETRY_HOST_US));
                 return;
         }
         b->created = id;
@@ -151,21 +191,19 @@ static void host(struct bots *b) {
 /* Who won and how, as a person at the table would say it. */
 static void report_finish(struct bots *b, json_t *ev) {
         json_int_t winner = json_integer_value(json_object_get(ev, "winner"));
-        const char *name = player_seat_name(b->player, (int) winner);
-        json_t *m = NULL, *p;
+        char who[96];
+        json_t *m = NULL;
 
-        if (table_match(b->rest, b->match, &m) < 0) {
-                log_notice("match %lld at %s is over: %s wins", (long long) b->match, b->opt->table, name);
+        if (winner > 0)
+                snprintf(who, sizeof who, "%s wins", seat_name(b, (int) winner));
+        else
+                snprintf(who, sizeof who, "the victory is shared");
+        if (!b->play || table_match(b->rest, b->match, &m) < 0) {
+                log_notice("match %lld at %s is over: %s", (long long) b->match, b->opt->table, who);
                 return;
         }
-        p = json_array_get(json_object_get(json_object_get(m, "result"), "placements"), 0);
-        json_t *stats = json_object_get(p, "stats");
-        if (json_integer_value(json_object_get(stats, "cards_left")) == 0)
-                log_notice("match %lld at %s is over: %s wins, turning over their last card", (long long) b->match,
-                           b->opt->table, name);
-        else
-                log_notice("match %lld at %s is over: %s wins, the last one still in", (long long) b->match,
-                           b->opt->table, name);
+        log_notice("match %lld at %s is over: %s%s", (long long) b->match, b->opt->table, who,
+                   winner > 0 ? b->game->how_won(b->play, m) : "");
         json_decref(m);
 }
 
@@ -284,18 +322,38 @@ static int session(struct bots *b, bool *connected) {
         *connected = true;
         b->waiting = 0;
         for (;;) {
-                int64_t now = now_usec(), due = player_next_due(b->player);
+                int64_t now = now_usec(), due = b->play ? b->game->next_due(b->play) : INT64_MAX;
+                struct sse *all[MAX_STREAMS] = { s };
+                struct sse *const *own = NULL;
+                size_t n_own = 0, n = 1;
                 struct sse_event ev;
+                int i;
 
                 if (b->create_at < due)
                         due = b->create_at;
-                r = sse_next(s, ms_until(due, now), &ev);
-                if (r > 0)
+                if (b->play && b->game->streams)
+                        b->game->streams(b->play, &own, &n_own);
+                for (size_t k = 0; k < n_own && n < MAX_STREAMS; k++)
+                        all[n++] = own[k];
+                i = sse_wait_any(all, n, ms_until(due, now));
+                if (i == -ETIMEDOUT)
+                        r = 0;
+                else if (i < 0)
+                        r = i;
+                else if (i == 0 && (r = sse_next(s, 0, &ev)) > 0)
                         r = on_event(b, &ev);
+                else if (i > 0) {
+                        /* a play's own stream: its event or its end, never the session's */
+                        int e = sse_next(all[i], 0, &ev);
+
+                        if (e != 0 && b->play)
+                                b->game->stream_event(b->play, (size_t) i - 1, e > 0 ? &ev : NULL, e, now_usec());
+                        r = 0;
+                }
                 if (r < 0)
                         break;
                 now = now_usec();
-                if ((r = player_press(b->player, now, stdout)) < 0) {
+                if (b->play && (r = b->game->press(b->play, now, stdout)) < 0) {
                         log_error("cannot write presses to stdout (%s): is arbiter-padsim gone?", strerror(-r));
                         r = FATAL;
                         break;
@@ -313,10 +371,15 @@ int bots_run(const struct bots_options *opt) {
         struct bots b = { .opt = opt, .create_at = INT64_MAX };
         int64_t backoff = BACKOFF_MIN_US;
 
-        if (rest_new(opt->url, opt->token, &b.rest) < 0 || player_new(&opt->human, opt->seed, &b.player) < 0) {
+        if (rest_new(opt->url, opt->token, &b.rest) < 0) {
                 log_error("out of memory");
                 goto out;
         }
+        for (size_t g = 0; play_games[g] && g < MAX_GAMES; g++)
+                if (play_games[g]->new_play(opt, b.rest, &b.plays[g]) < 0) {
+                        log_error("out of memory");
+                        goto out;
+                }
         recall_hosted(&b);
         log_notice("playing at %s of %s (pads %016" PRIx64 " to %016" PRIx64 ")%s", opt->table, opt->url,
                    opt->uid_base, opt->uid_base + opt->n_pads - 1, opt->keep_playing ? ", hosting" : "");
@@ -340,7 +403,9 @@ int bots_run(const struct bots_options *opt) {
                 backoff = backoff * 2 < BACKOFF_MAX_US ? backoff * 2 : BACKOFF_MAX_US;
         }
 out:
-        player_free(b.player);
+        for (size_t g = 0; play_games[g] && g < MAX_GAMES; g++)
+                if (b.plays[g])
+                        play_games[g]->free_play(b.plays[g]);
         rest_free(b.rest);
         return 1;
 }

@@ -19,6 +19,15 @@ void human_defaults(struct human_model *ret) {
         };
 }
 
+void human_slap_defaults(struct human_model *ret) {
+        *ret = (struct human_model) {
+                .median_us = HUMAN_SLAP_MEDIAN_MS * USEC_PER_MSEC,
+                .sigma = HUMAN_SLAP_SIGMA,
+                .min_us = HUMAN_SLAP_MIN_MS * USEC_PER_MSEC,
+                .max_us = HUMAN_SLAP_MAX_MS * USEC_PER_MSEC,
+        };
+}
+
 /* Uniform in (0, 1]: never 0, so its logarithm is finite. */
 static double uniform_open(struct eng_rng *rng) {
         return ((double) (eng_rng_next(rng) >> (64 - MANTISSA_BITS)) + 1.0) / (double) (UINT64_C(1) << MANTISSA_BITS);

@@ -22,10 +22,10 @@
 #include "common/log.h"
 #include "common/number.h"
 #include "common/time.h"
-#include "engine/crash_pilot.h"
 #include "engine/rng.h"
 #include "hardware/protocol.h"
 #include "tools/arbiter-bots/bots.h"
+#include "tools/arbiter-bots/play.h"
 
 /* sysexits.h's EX_USAGE, as arbiterd and arbiter-padsim use. */
 #define EXIT_USAGE              64
@@ -39,15 +39,19 @@
 /* A token is one line: "arb_" and 43 characters (api/auth.h). */
 #define TOKEN_LINE_MAX          256
 #define LIST_MAX                1024
+/* Names --players may give: a table's most seats (api/bodies.h). */
+#define PLAYERS_MAX             8
+#define DEFAULT_GAME            "crash-pilot"
 
 static void usage(FILE *f) {
         fprintf(f,
                 "Usage: arbiter-bots --table NAME --uid-base U [OPTIONS] | arbiter-padsim --script - ...\n"
                 "\n"
-                "Bots that play Crash Pilot at one table of arbiterd as people would: they\n"
-                "follow the table's match through its public events and view, as a table display\n"
-                "does, and answer each card after a human reaction time, sometimes wrongly, by\n"
-                "writing arbiter-padsim script lines (presses of their pads) on stdout.\n"
+                "Bots that play Crash Pilot or Crazy Pilot at one table of arbiterd as people\n"
+                "would: they follow the table's match through its events and views, as its\n"
+                "screens do, and answer each card after a human reaction time, sometimes\n"
+                "wrongly, by writing arbiter-padsim script lines (presses of their pads) on\n"
+                "stdout.\n"
                 "\n"
                 "Table:\n"
                 "      --url URL              arbiterd (default " DEFAULT_URL ")\n"
@@ -62,14 +66,21 @@ static void usage(FILE *f) {
                 "                             (default %.2f)\n"
                 "      --reaction-min-ms MS   never faster than this (default %d)\n"
                 "      --reaction-max-ms MS   never slower than this (default %d)\n"
-                "      --error-pct P          percent of calls that are wrong, 0..100 (default %d)\n"
+                "      --error-pct P          percent of answers that are wrong, 0..100 (default %d)\n"
+                "      --slap-ms MS           Crazy Pilot: median slap time in a race (default %d;\n"
+                "                             log-normal, sigma %.2f, %d..%d ms)\n"
+                "      --false-shout-pct P    Crazy Pilot: percent of cards without a zombie\n"
+                "                             shouted at all the same, 0..100 (default %d)\n"
                 "      --seed S               seed for every choice (default: from the time; logged)\n"
                 "\n"
                 "Hosting:\n"
                 "      --keep-playing         when no match runs at the table, create and start one\n"
-                "      --token-file FILE      a referee's or admin's token, for --keep-playing\n"
+                "      --game NAME            the game it plays: crash-pilot or crazy-pilot\n"
+                "                             (default " DEFAULT_GAME ")\n"
+                "      --token-file FILE      a referee's or admin's token, for --keep-playing and\n"
+                "                             for Crazy Pilot (its seats' tokens are made with it)\n"
                 "      --players LIST         names for the hosted matches, e.g. Ana,Ben,Cy (default:\n"
-                "                             one per seat of the table, at most 5)\n"
+                "                             one per seat of the table, as many as the game takes)\n"
                 "      --match-config JSON    the hosted matches' config, e.g.\n"
                 "                             '{\"reveal\": {\"pause_ms\": 500}}' (default: the game's)\n"
                 "      --between-ms MS        from a hosted match's end to the next one's start\n"
@@ -86,7 +97,7 @@ static void usage(FILE *f) {
                 "Runs until a signal stops it; exit status 1 when stdout is closed (padsim\n"
                 "gone), 64 for a bad option.  Manual: docs/bots.md.\n",
                 PROTO_ADDR_MAX, HUMAN_MEDIAN_MS, HUMAN_SIGMA, HUMAN_MIN_MS, HUMAN_MAX_MS, HUMAN_ERROR_PCT,
-                DEFAULT_BETWEEN_MS);
+                HUMAN_SLAP_MEDIAN_MS, HUMAN_SLAP_SIGMA, HUMAN_SLAP_MIN_MS, HUMAN_SLAP_MAX_MS, HUMAN_FALSE_SHOUT_PCT, DEFAULT_BETWEEN_MS);
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -148,6 +159,7 @@ int main(int argc, char **argv) {
         enum {
                 OPT_URL = 0x100, OPT_TABLE, OPT_UID_BASE, OPT_PADS, OPT_REACTION, OPT_SIGMA, OPT_MIN, OPT_MAX,
                 OPT_ERROR, OPT_SEED, OPT_KEEP, OPT_TOKEN_FILE, OPT_PLAYERS, OPT_CONFIG, OPT_BETWEEN, OPT_STATE, OPT_VERSION,
+                OPT_GAME, OPT_SLAP, OPT_FALSE_SHOUT,
         };
         static const struct option options[] = {
                 { "url",             required_argument, NULL, OPT_URL },
@@ -159,6 +171,9 @@ int main(int argc, char **argv) {
                 { "reaction-min-ms", required_argument, NULL, OPT_MIN },
                 { "reaction-max-ms", required_argument, NULL, OPT_MAX },
                 { "error-pct",       required_argument, NULL, OPT_ERROR },
+                { "slap-ms",         required_argument, NULL, OPT_SLAP },
+                { "false-shout-pct", required_argument, NULL, OPT_FALSE_SHOUT },
+                { "game",            required_argument, NULL, OPT_GAME },
                 { "seed",            required_argument, NULL, OPT_SEED },
                 { "keep-playing",    no_argument,       NULL, OPT_KEEP },
                 { "token-file",      required_argument, NULL, OPT_TOKEN_FILE },
@@ -172,10 +187,11 @@ int main(int argc, char **argv) {
                 { "help",            no_argument,       NULL, 'h' },
                 {}
         };
-        static const char *players[CP_MAX_SEATS];
+        static const char *players[PLAYERS_MAX];
         static char names[LIST_MAX];
-        struct bots_options opt = { .url = DEFAULT_URL, .n_pads = PROTO_ADDR_MAX,
-                                    .between_us = DEFAULT_BETWEEN_MS * USEC_PER_MSEC };
+        struct bots_options opt = { .url = DEFAULT_URL, .n_pads = PROTO_ADDR_MAX, .game = DEFAULT_GAME,
+                                    .between_us = DEFAULT_BETWEEN_MS * USEC_PER_MSEC,
+                                    .false_shout_pct = HUMAN_FALSE_SHOUT_PCT };
         const char *token_file = NULL;
         bool have_uid = false, have_seed = false;
         int level = LOG_NOTICE, c, n, r;
@@ -184,6 +200,7 @@ int main(int argc, char **argv) {
         uint64_t v;
 
         human_defaults(&opt.human);
+        human_slap_defaults(&opt.slap);
         while ((c = getopt_long(argc, argv, "qvh", options, NULL)) != -1) {
                 switch (c) {
                 case OPT_URL:
@@ -231,6 +248,23 @@ int main(int argc, char **argv) {
                                                    optarg);
                         opt.human.error_pct = (unsigned) v;
                         break;
+                case OPT_SLAP:
+                        if (number_parse_u64(optarg, 1, MAX_REACTION_MS, &v) < 0)
+                                return usage_error("--slap-ms needs milliseconds from 1 to %d, not \"%s\"",
+                                                   MAX_REACTION_MS, optarg);
+                        opt.slap.median_us = (int64_t) v * USEC_PER_MSEC;
+                        break;
+                case OPT_FALSE_SHOUT:
+                        if (number_parse_u64(optarg, 0, PERCENT, &v) < 0)
+                                return usage_error("--false-shout-pct needs a percentage from 0 to 100, not \"%s\"",
+                                                   optarg);
+                        opt.false_shout_pct = (unsigned) v;
+                        break;
+                case OPT_GAME:
+                        if (!play_game_find(optarg))
+                                return usage_error("--game needs crash-pilot or crazy-pilot, not \"%s\"", optarg);
+                        opt.game = optarg;
+                        break;
                 case OPT_SEED:
                         if (number_parse_u64(optarg, 0, UINT64_MAX, &opt.seed) < 0)
                                 return usage_error("--seed needs a number, not \"%s\"", optarg);
@@ -244,9 +278,9 @@ int main(int argc, char **argv) {
                         break;
                 case OPT_PLAYERS:
                         if (snprintf(names, sizeof names, "%s", optarg) >= (int) sizeof names ||
-                            (n = parse_names(names, players, CP_MAX_SEATS)) < CP_MIN_SEATS)
-                                return usage_error("--players needs %d to %d names separated by commas, not \"%s\"",
-                                                   CP_MIN_SEATS, CP_MAX_SEATS, optarg);
+                            (n = parse_names(names, players, PLAYERS_MAX)) < 2)
+                                return usage_error("--players needs 2 to %d names separated by commas, not \"%s\"",
+                                                   PLAYERS_MAX, optarg);
                         opt.players = players;
                         opt.n_players = (size_t) n;
                         break;
@@ -293,6 +327,9 @@ int main(int argc, char **argv) {
                 return usage_error("--uid-base names their pads (arbiter-padsim's --uid-base)");
         if (opt.human.min_us > opt.human.max_us)
                 return usage_error("--reaction-min-ms is above --reaction-max-ms");
+        /* a slap is never slower to make than the floor given for a decision */
+        if (opt.human.min_us < opt.slap.min_us)
+                opt.slap.min_us = opt.human.min_us;
         if (opt.keep_playing && !token_file)
                 return usage_error("--keep-playing needs --token-file: a referee's or admin's token");
 

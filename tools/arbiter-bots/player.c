@@ -34,7 +34,7 @@ struct pending {
         int64_t due_us;
 };
 
-struct player {
+struct play {
         struct human_model human;
         struct eng_rng rng;
         unsigned n_seats;
@@ -43,28 +43,33 @@ struct player {
         size_t n_pending;
         struct pending pending[CP_MAX_SEATS];
         char fallback_name[SEAT_NAME_SIZE];
+        uint64_t uid_base;              /* our pads: uid_base .. uid_base + n_pads - 1 */
+        unsigned n_pads;
 };
 
-int player_new(const struct human_model *human, uint64_t seed, struct player **ret) {
-        struct player *p = calloc(1, sizeof *p);
+static int player_new(const struct bots_options *opt, struct rest *rest, struct play **ret) {
+        struct play *p = calloc(1, sizeof *p);
 
+        (void) rest;
         if (!p)
                 return -ENOMEM;
-        p->human = *human;
-        eng_rng_seed(&p->rng, seed);
+        p->human = opt->human;
+        p->uid_base = opt->uid_base;
+        p->n_pads = opt->n_pads;
+        eng_rng_seed(&p->rng, opt->seed);
         *ret = p;
         return 0;
 }
 
-void player_free(struct player *p) {
+static void player_free(struct play *p) {
         free(p);
 }
 
-void player_forget(struct player *p) {
+static void player_forget(struct play *p) {
         p->n_pending = 0;
 }
 
-const char *player_seat_name(struct player *p, int seat) {
+static const char *player_seat_name(struct play *p, int seat) {
         if (seat >= 1 && (unsigned) seat <= p->n_seats && p->seats[seat - 1].name[0])
                 return p->seats[seat - 1].name;
         snprintf(p->fallback_name, sizeof p->fallback_name, "seat %d", seat);
@@ -104,7 +109,9 @@ static void map_buttons(struct seat *s, json_t *buttons) {
         }
 }
 
-int player_sit(struct player *p, json_t *match, uint64_t uid_base, unsigned n_pads) {
+static int player_sit(struct play *p, json_t *match) {
+        uint64_t uid_base = p->uid_base;
+        unsigned n_pads = p->n_pads;
         json_t *seats = json_object_get(match, "seats"), *it, *pad;
         const char *game = json_string_value(json_object_get(match, "game"));
         unsigned ours = 0;
@@ -188,7 +195,7 @@ static int view_of(json_t *view, unsigned n_seats, struct cp_view *ret) {
         return 0;
 }
 
-static void decide(struct player *p, unsigned seat, const struct cp_view *v, int64_t now_us) {
+static void decide(struct play *p, unsigned seat, const struct cp_view *v, int64_t now_us) {
         struct seat *s = &p->seats[seat];
         struct pending *d;
         int call;
@@ -208,7 +215,8 @@ static void decide(struct player *p, unsigned seat, const struct cp_view *v, int
                   player_seat_name(p, (int) seat + 1), eng_call_name(&cp_game, call), d->reaction_us / USEC_PER_MSEC);
 }
 
-void player_look(struct player *p, json_t *view, int64_t now_us) {
+static void player_look(struct play *p, json_t *match, int64_t now_us) {
+        json_t *view = json_object_get(match, "view");
         json_t *window = json_object_get(view, "window"), *seat;
         const char *status = json_string_value(json_object_get(view, "status"));
         json_int_t id = json_integer_value(json_object_get(window, "id"));
@@ -237,7 +245,7 @@ void player_look(struct player *p, json_t *view, int64_t now_us) {
         }
 }
 
-int64_t player_next_due(const struct player *p) {
+static int64_t player_next_due(const struct play *p) {
         int64_t due = INT64_MAX;
 
         for (size_t i = 0; i < p->n_pending; i++)
@@ -246,7 +254,7 @@ int64_t player_next_due(const struct player *p) {
         return due;
 }
 
-int player_press(struct player *p, int64_t now_us, FILE *out) {
+static int player_press(struct play *p, int64_t now_us, FILE *out) {
         size_t i = 0;
 
         while (i < p->n_pending) {
@@ -267,3 +275,29 @@ int player_press(struct player *p, int64_t now_us, FILE *out) {
         }
         return 0;
 }
+
+/* A match is won by play (the winner turned over their last card) or by
+ * eliminations (the last one still in). */
+static const char *player_how_won(struct play *p, json_t *match) {
+        json_t *first = json_array_get(json_object_get(json_object_get(match, "result"), "placements"), 0);
+
+        (void) p;
+        if (json_integer_value(json_object_get(json_object_get(first, "stats"), "cards_left")) == 0)
+                return ", turning over their last card";
+        return ", the last one still in";
+}
+
+const struct play_game play_crash_pilot = {
+        .name = "crash-pilot",
+        .min_seats = CP_MIN_SEATS,
+        .max_seats = CP_MAX_SEATS,
+        .new_play = player_new,
+        .free_play = player_free,
+        .sit = player_sit,
+        .look = player_look,
+        .forget = player_forget,
+        .next_due = player_next_due,
+        .press = player_press,
+        .seat_name = player_seat_name,
+        .how_won = player_how_won,
+};

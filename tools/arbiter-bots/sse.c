@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/time.h>
 #include <curl/curl.h>
 
@@ -268,5 +269,55 @@ int sse_next(struct sse *s, int timeout_ms, struct sse_event *ret) {
                         return 0;
                 if (r < 0)
                         return r;
+        }
+}
+
+/* Whether s holds a whole event (or a comment) not handed out yet: a blank
+ * line ends both. */
+static bool has_whole(const struct sse *s) {
+        return s->len && (memmem(s->buf, s->len, "\n\n", 2) || memmem(s->buf, s->len, "\n\r\n", 3));
+}
+
+int sse_wait_any(struct sse *const *v, size_t n, int timeout_ms) {
+        int64_t deadline = now_usec() + (int64_t) timeout_ms * USEC_PER_MSEC;
+
+        for (;;) {
+                fd_set rd, wr, ex;
+                int max_fd = -1;
+                long wait_ms = -1;
+                int64_t left;
+
+                FD_ZERO(&rd);
+                FD_ZERO(&wr);
+                FD_ZERO(&ex);
+                for (size_t i = 0; i < n; i++) {
+                        long t = -1;
+                        int fd = -1;
+
+                        if (!v[i])
+                                continue;
+                        if (transfer(v[i]) < 0)
+                                return -EIO;
+                        if (v[i]->done || has_whole(v[i]))
+                                return (int) i;
+                        if (curl_multi_fdset(v[i]->multi, &rd, &wr, &ex, &fd) != CURLM_OK ||
+                            curl_multi_timeout(v[i]->multi, &t) != CURLM_OK)
+                                return -EIO;
+                        if (fd > max_fd)
+                                max_fd = fd;
+                        if (t >= 0 && (wait_ms < 0 || t < wait_ms))
+                                wait_ms = t;
+                }
+                left = deadline - now_usec();
+                if (left <= 0)
+                        return -ETIMEDOUT;
+                if (wait_ms < 0 || wait_ms > (left + USEC_PER_MSEC - 1) / USEC_PER_MSEC)
+                        wait_ms = (long) ((left + USEC_PER_MSEC - 1) / USEC_PER_MSEC);
+                /* curl's advice when it has no socket to watch yet: wait a little */
+                if (max_fd < 0 && wait_ms > 100)
+                        wait_ms = 100;
+                struct timeval tv = { .tv_sec = wait_ms / 1000, .tv_usec = (wait_ms % 1000) * 1000 };
+                if (select(max_fd + 1, &rd, &wr, &ex, &tv) < 0 && errno != EINTR)
+                        return -EIO;
         }
 }

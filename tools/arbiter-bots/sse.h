@@ -13,6 +13,8 @@
 #ifndef ARBITER_BOTS_SSE_H
 #define ARBITER_BOTS_SSE_H
 
+#include <stddef.h>
+
 struct sse;
 
 struct sse_event {
@@ -35,5 +37,12 @@ int sse_wait_open(struct sse *s, int timeout_ms);
  * until the next call), 0 when the time ran out first, -EPIPE when the
  * stream ended, -ECONNREFUSED, -EPROTO for an HTTP error status, -EIO. */
 int sse_next(struct sse *s, int timeout_ms, struct sse_event *ret);
+
+/* Waits up to timeout_ms (>= 0) until one of the n streams (NULL entries
+ * are skipped) may have an event to read or has ended: its index, for
+ * sse_next(v[i], 0, ...) — which may still answer 0 (what arrived was a
+ * keep-alive comment) — or -ETIMEDOUT, or -EIO.  One loop can so follow
+ * several streams without threads. */
+int sse_wait_any(struct sse *const *v, size_t n, int timeout_ms);
 
 #endif

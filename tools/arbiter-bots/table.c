@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "engine/crash_pilot.h"
 
 /* The most items a list page may hold (api/tokens.c PAGE_LIMIT_MAX). */
 #define PAGE_LIMIT              1000
@@ -121,15 +120,15 @@ int table_match(struct rest *r, json_int_t id, json_t **ret_match) {
         return st;
 }
 
-int table_new_match(struct rest *r, json_int_t table, const char *const *players, size_t n, json_t *config,
-                    json_int_t *ret_id) {
+int table_new_match(struct rest *r, json_int_t table, const char *game, const char *const *players, size_t n,
+                    json_t *config, json_int_t *ret_id) {
         json_t *names = json_array(), *body, *reply;
         char path[PATH_MAX_LEN], what[PATH_MAX_LEN];
         int st;
 
         for (size_t i = 0; i < n; i++)
                 json_array_append_new(names, json_string(players[i]));
-        body = json_pack("{s:s, s:I, s:o}", "game", cp_game.name, "table", table, "players", names);
+        body = json_pack("{s:s, s:I, s:o}", "game", game, "table", table, "players", names);
         if (!body)
                 return -ENOMEM;
         if (config)

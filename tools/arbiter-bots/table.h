@@ -30,10 +30,10 @@ int table_live_match(struct rest *r, json_int_t table, json_int_t *ret_id);
 /* GET /v1/matches/{id}: 0 with *ret_match (a new reference). */
 int table_match(struct rest *r, json_int_t id, json_t **ret_match);
 
-/* Creates a Crash Pilot match at table with players seated 1..n and config
+/* Creates a match of game at table with players seated 1..n and config
  * (NULL: the game's defaults), and starts it: 0 with *ret_id. */
-int table_new_match(struct rest *r, json_int_t table, const char *const *players, size_t n, json_t *config,
-                    json_int_t *ret_id);
+int table_new_match(struct rest *r, json_int_t table, const char *game, const char *const *players, size_t n,
+                    json_t *config, json_int_t *ret_id);
 
 /* POST /v1/matches/{id}/abort. */
 int table_abort(struct rest *r, json_int_t id);
