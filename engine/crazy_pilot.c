@@ -1772,6 +1772,9 @@ static int cz_perturb_hidden(void *state, uint64_t salt) {
 
                 if (from + 2 <= p->pile_len) {
                         eng_rng_shuffle_u8(&rng, p->pile + from, p->pile_len - from);
+                        /* The dealt pile it came from is the same cards in
+                         * the same order (Z5), as hidden. */
+                        memcpy(st->seats[(s + st->n_seats - 1) % st->n_seats].dealt, p->pile, p->pile_len);
                         any = true;
                 }
         }
