@@ -5,8 +5,10 @@
 #include "engine/engine.h"
 
 #include "engine/crash_pilot.h"
+#include "engine/crazy_pilot.h"
 
 const struct eng_game *const eng_games[] = {
         &cp_game,
+        &cz_game,
         NULL,
 };

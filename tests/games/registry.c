@@ -5,10 +5,12 @@
 #include "engine/engine.h"
 
 #include "engine/crash_pilot.h"
+#include "engine/crazy_pilot.h"
 #include "reflex.h"
 
 const struct eng_game *const eng_games[] = {
         &cp_game,
+        &cz_game,
         &rx_game,
         NULL,
 };

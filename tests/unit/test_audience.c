@@ -42,6 +42,7 @@
 #include <cmocka.h>
 
 #include "engine/crash_pilot.h"
+#include "engine/crazy_pilot.h"
 #include "engine/engine.h"
 #include "engine/log.h"
 #include "engine/rng.h"
@@ -846,6 +847,53 @@ static void cp_driver(uint64_t seed, struct counts *total) {
         free(run);
 }
 
+/* Crazy Pilot's simulated table (cz_sim_match): every seat plays its own
+ * pile at once, shouts (falsely too), slap races with missing slappers,
+ * Driiiiive by the shouter, a referee or the time running out; two
+ * players send and cover cards. */
+struct cz_run {
+        struct audit *a;
+        struct cz_state prev;
+};
+
+static int cz_step(void *ctx, const struct cz_state *st, const struct eng_input *in, const struct eng_out *out) {
+        struct cz_run *run = ctx;
+
+        audit_state(run->a, &run->prev);
+        audit_input(run->a, in, out, st, plain_apply, (void *) &cz_game);
+        run->prev = *st;
+        return 0;
+}
+
+static void cz_driver(uint64_t seed, struct counts *total) {
+        struct eng_rng pick;
+        struct cz_sim_params params;
+        struct eng_config cfg;
+        struct cz_run *run = malloc(sizeof *run);
+        struct cz_state *st = malloc(sizeof *st);
+        struct audit a;
+        unsigned n_seats;
+        uint64_t match_seed;
+
+        assert_non_null(run);
+        assert_non_null(st);
+        eng_rng_seed(&pick, seed);
+        n_seats = cz_game.min_seats + (unsigned) eng_rng_below(&pick, cz_game.max_seats - cz_game.min_seats + 1);
+        match_seed = eng_rng_next(&pick);
+        eng_config_defaults(&cz_game, &cfg);
+        cfg.v[CZ_SLOT_FORK_TURNS] = (int64_t) eng_rng_below(&pick, 2);
+        cz_sim_params_default(&params);
+        audit_open(&a, &cz_game, n_seats, seed, "cz_sim_match");
+        run->a = &a;
+        /* cz_sim_match creates the match the same way first. */
+        assert_int_equal(cz_game.create(&run->prev, &cfg, NULL, n_seats, match_seed), 0);
+        assert_int_equal(cz_sim_match(st, &cfg, n_seats, match_seed, seed, &params, NULL, 0, cz_step, run, NULL), 0);
+        check_view_keys(&a, st);
+        audit_close(&a, total);
+        free(st);
+        free(run);
+}
+
 /* Reflex Duel (tests/games/reflex.h) played as a table would: long
  * matches (up to 20 points, many ties and false starts, rare ends), so
  * that decks run out and are reshuffled, with pauses, timeouts, awards and
@@ -954,6 +1002,7 @@ static const struct {
         void (*run)(uint64_t seed, struct counts *total);
 } drivers[] = {
         { "crash-pilot", cp_driver },
+        { "crazy-pilot", cz_driver },
         { "reflex", rx_driver },
 };
 
