@@ -1,9 +1,12 @@
-/* bench_engine — the Crash Pilot engine on one core.
+/* bench_engine — the Crash Pilot and Crazy Pilot engines on one core.
  *
  *   - simulated full matches per second: bots play whole matches (ties,
  *     wrong calls, expiries, voids, pauses included) through the real
  *     engine, 2 to 5 seats;
- *   - replay time of a 10,000-input log: what a restart costs per match.
+ *   - replay time of a 10,000-input log: what a restart costs per match;
+ *   - Crazy Pilot: simulated whole matches per second (bots at 2 to 6
+ *     seats resolving their piles at once, shouts, slap races, missed
+ *     slaps, resumes; 2 players send and cover cards).
  *
  * Reference in the same run: the same number of inputs copied with memcpy
  * (the cost of merely touching the log), so the replay figure reads as a
@@ -15,10 +18,12 @@
 #include <time.h>
 
 #include "engine/crash_pilot.h"
+#include "engine/crazy_pilot.h"
 #include "engine/engine.h"
 #include "engine/log.h"
 
 #define MATCHES         20000
+#define CZ_MATCHES      5000
 #define LOG_TARGET      10000
 #define LOG_CAP         100000
 
@@ -119,6 +124,36 @@ int main(void) {
                "reference memcpy of the log: %.3f ms\n",
                n, replay_ms, n / replay_ms / 1e3, g->hash(state) == live_hash ? "equals" : "DIFFERS FROM",
                copy_ms);
+        /* Crazy Pilot: whole simulated matches, 2 to 6 seats. */
+        {
+                const struct eng_game *cz = eng_game_find("crazy-pilot");
+                struct cz_sim_params czp;
+                struct cz_sim_stats czs;
+                struct eng_config czc;
+                void *czst = cz ? malloc(cz->state_size) : NULL;
+                size_t cz_inputs = 0;
+
+                if (!czst)
+                        return 1;
+                eng_config_defaults(cz, &czc);
+                cz_sim_params_default(&czp);
+                t0 = now_s();
+                for (unsigned m = 0; m < CZ_MATCHES; m++) {
+                        unsigned seats = 2 + m % 5;
+
+                        if (cz_sim_match(czst, &czc, seats, m, m * 7919u, &czp, NULL, 0, NULL, NULL, &czs) < 0) {
+                                fprintf(stderr, "crazy-pilot match %u failed\n", m);
+                                return 1;
+                        }
+                        cz_inputs += czs.inputs;
+                }
+                t1 = now_s();
+                printf("crazy pilot, simulated whole matches: %u in %.2f s = %.0f matches/s on one core "
+                       "(%.1f inputs per match, %.2f M inputs/s, a %zu-byte state)\n",
+                       CZ_MATCHES, t1 - t0, CZ_MATCHES / (t1 - t0), (double) cz_inputs / CZ_MATCHES,
+                       cz_inputs / (t1 - t0) / 1e6, cz->state_size);
+                free(czst);
+        }
         free(state);
         free(log);
         free(records);
