@@ -1232,6 +1232,88 @@ static void decision_the_operator_pause_stops_every_clock(void **state) {
         assert_int_equal(slap(M, 1, MS), ENG_ACCEPTED);
 }
 
+static void decision_a_race_shouted_after_the_end_is_called_off(void **state) {
+        int64_t shout;
+        unsigned shouted;
+
+        (void) state;
+        create(M, 3, 62);
+        rig_zombie(M, 0, 0);
+        for (unsigned i = 0; i < 20; i++)
+                rig_plain(M, 1, i);
+        start(M);
+        for (unsigned i = 0; i < 19; i++)
+                resolve_right(M, 1, 10 * MS);
+        shouted = up(M, 0);
+        button(M, 0, CZ_BUTTON_SHOUT, 400 * MS);
+        shout = M->st.race.shout_us;
+        /* Seat 1's last card, resolved 1 ms before the shout, arrives after
+         * it: the game had ended, so the shout came after the end. */
+        assert_int_equal(press_at(M, 1, ENG_ROLE_BUTTONS, right_place(answer_of(M, up(M, 1))), shout - MS, 0),
+                         ENG_ACCEPTED);
+        assert_non_null(find_out(M, &cz_ev_starting_card_revealed, 1));
+        assert_int_equal(M->st.phase, CZ_PHASE_ENDING);
+        assert_null(cz_game.game_pause(&M->st));
+        assert_int_equal(slap(M, 2, 10 * MS), ENG_REFUSED_STATE);
+        timer(M);
+        /* The shouted card was never checked: discarded unresolved. */
+        assert_int_equal(M->st.seats[0].zone[CZ_PLACE_DISCARD][0], shouted);
+        assert_int_equal(M->st.seats[0].zone_len[CZ_PLACE_UNDER_CAR], 0);
+}
+
+static void decision_a_shouted_last_card_reveals_the_starting_card_at_the_check(void **state) {
+        (void) state;
+        create(M, 3, 63);
+        for (unsigned i = 0; i < 19; i++)
+                rig_plain(M, 0, i);
+        rig_zombie(M, 0, 19);
+        start(M);
+        for (unsigned i = 0; i < 19; i++)
+                resolve_right(M, 0, 10 * MS);
+        button(M, 0, CZ_BUTTON_SHOUT, 400 * MS);
+        slap(M, 1, 200 * MS);
+        slap(M, 2, 300 * MS);
+        assert_non_null(find_out(M, &cz_ev_penalty_given, 2));
+        assert_non_null(find_out(M, &cz_ev_starting_card_revealed, 0));
+        assert_int_equal(M->st.phase, CZ_PHASE_ENDING);
+        timer(M);
+        assert_int_equal(term(M, 0, CZ_TERM_CORRECT), 20);
+        assert_int_equal(term(M, 0, CZ_TERM_FINISH), 2);
+        assert_int_equal(term(M, 2, CZ_TERM_PENALTIES), -1);
+}
+
+static void refused_inputs_change_nothing(void **state) {
+        struct eng_input in;
+
+        (void) state;
+        /* apply() asserts, for every refusal, that the state and its hash
+         * are as they were; here one of each kind. */
+        create(M, 3, 64);
+        assert_int_equal(button(M, 0, 0, MS), ENG_REFUSED_STATE);                       /* not started */
+        start(M);
+        assert_int_equal(button(M, 3, 0, MS), ENG_REFUSED_INVALID);                     /* no such seat */
+        assert_int_equal(press_at(M, 0, ENG_ROLE_KEYPAD, 0, M->now, 0), ENG_REFUSED_INVALID);
+        assert_int_equal(press_at(M, 0, ENG_ROLE_BUTTONS, 0, M->now, -1), ENG_REFUSED_INVALID);
+        assert_int_equal(timer_at(M, M->now + 1), ENG_REFUSED_NOT_DUE);
+        assert_int_equal(action(M, CZ_ACTION_COVER, 0, 1, 0), ENG_REFUSED_UNSUPPORTED);  /* 3 players */
+        assert_int_equal(action(M, CZ_ACTION_DRIVE, ENG_SEAT_TABLE, 0, 0), ENG_REFUSED_STATE);
+        assert_int_equal(action(M, CZ_ACTION_MOVE, 0, 12345, CZ_PLACE_LEFT), ENG_REFUSED_INVALID);
+        in = (struct eng_input) { .kind = ENG_IN_CALL, .seat = 0, .time_us = M->now };
+        assert_int_equal(apply(M, &in), ENG_REFUSED_UNSUPPORTED);
+        in = (struct eng_input) { .kind = ENG_IN_RESUME, .seat = ENG_SEAT_TABLE, .time_us = M->now };
+        assert_int_equal(apply(M, &in), ENG_REFUSED_STATE);
+        in = (struct eng_input) { .kind = ENG_IN_PAUSE, .seat = ENG_SEAT_TABLE, .time_us = M->now - 1 };
+        M->seq++;
+        in.seq = M->seq;
+        assert_int_equal(cz_game.apply(&M->st, &in, &M->out), 0);
+        assert_int_equal(M->out.refusal, ENG_REFUSED_TIME);
+        in.seq = M->seq - 1;
+        in.time_us = M->now;
+        assert_int_equal(cz_game.apply(&M->st, &in, &M->out), 0);
+        assert_int_equal(M->out.refusal, ENG_REFUSED_SEQ);
+        check(M);
+}
+
 /* ====================================================================
  * The framework's properties.
  * ==================================================================== */
@@ -1501,6 +1583,9 @@ int main(void) {
                 T(decision_two_to_six_players),
                 T(decision_a_custom_catalogue_too_small_for_the_table_is_refused),
                 T(decision_the_operator_pause_stops_every_clock),
+                T(decision_a_race_shouted_after_the_end_is_called_off),
+                T(decision_a_shouted_last_card_reveals_the_starting_card_at_the_check),
+                T(refused_inputs_change_nothing),
                 T(game_tables_pass_eng_game_check),
                 T(slots_agree_with_the_schema),
                 T(property_cards_conserved_scores_sum_and_every_game_ends),
