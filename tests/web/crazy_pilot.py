@@ -81,7 +81,7 @@ import("/games/crazy-pilot/scene.js").then((m) => {
 # ---- playing through REST ---------------------------------------------------
 
 def seat_view(daemon, token, match, seat):
-    return daemon.get(f"/v1/matches/{match}/seats/{seat}", token)["view"]
+    return daemon.get(f"/v1/matches/{match}/seats/{seat}", token)
 
 
 def public_view(daemon, match):
@@ -107,3 +107,28 @@ def wait_card(daemon, token, match, seat, after=None):
 def wait_phase(daemon, match, phases):
     return wait_for(lambda: (lambda v: v if v["phase"] in phases else None)(public_view(daemon, match)),
                     f"match {match} to be in phase {phases}")
+
+
+def card_or_end(daemon, token, match, seat, after=None):
+    """Seat's view once it has a new card to resolve, or once the game is
+    ending or over (its view then)."""
+    def ready():
+        v = seat_view(daemon, token, match, seat)
+        you = v["you"]
+        if v["phase"] in ("ending", "finished"):
+            return v
+        return v if you["may_resolve"] and you["card"] and you["card"]["handle"] != after else None
+    return wait_for(ready, f"seat {seat} of match {match} to have a card after {after}, or the end")
+
+
+def play_out(daemon, token, match, seat, placement="straight"):
+    """Seat resolves every card of its pile until the game is over: the
+    starting card comes up, the game ends (Z23)."""
+    after = None
+    for _ in range(40):
+        v = card_or_end(daemon, token, match, seat, after)
+        if v["phase"] in ("ending", "finished"):
+            break
+        after = v["you"]["card"]["handle"]
+        send(daemon, token, match, "resolve", seat, placement=placement)
+    return wait_phase(daemon, match, ("finished",))

@@ -35,13 +35,16 @@ const ANSWER_WORDS = {
   straight: "↑ straight", left: "← left", right: "→ right", u_turn: "↶ U-turn", hand: "■ hand",
   zombie: "Z zombie", fork_left: "↖ left or straight", fork_right: "↗ right or straight",
 };
-// The score terms (GET /v1/games/crazy-pilot terms), in the rulebook's order.
+// The score terms (GET /v1/games/crazy-pilot terms), in the rulebook's
+// order; each is points (a wrong card −1), the worth says per what.
 const TERMS = [
   ["correct", "Correct", "+1 each"], ["finish", "Finish card", "+2"], ["wrong", "Wrong", "−1 each"],
   ["penalties", "Penalties", "−1 each"], ["set_aside", "Set aside", "−1 each"],
-  ["front", "In front, not covered", "−1 each", true], ["bluffs", "Bluffs", "−1 each", true],
+  ["front", "In front, judged wrong", "−1 each", true], ["bluffs", "Bluffs not covered", "−1 each", true],
 ];
 
+// A term's points as people write them: +9, −3, 0.
+const points = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
 const seatsOf = (view) => view.seats || [];
 const seatEntry = (view, seat) => seatsOf(view).find((s) => s.seat === seat) || null;
 const names = (ctx, seats) => list((seats || []).map((s) => ctx.playerName(s)));
@@ -176,8 +179,8 @@ function scoresElement(view, match, ctx) {
       h("th", { scope: "col" }, "Score"))),
     h("tbody", view.scores.map((s) => h("tr", { dataset: { seat: s.seat }, class: w.includes(s.seat) ? "is-winner" : null },
       h("th", { scope: "row" }, ctx.playerName(s.seat), w.includes(s.seat) ? h("span.cz-win", " ★ winner") : null),
-      terms.map(([k]) => h("td", { dataset: { term: k } }, String(s[k] ?? 0))),
-      h("td.cz-score", String(s.score))))));
+      terms.map(([k]) => h("td", { dataset: { term: k, value: s[k] ?? 0 } }, points(s[k] ?? 0))),
+      h("td.cz-score", { dataset: { value: s.score } }, points(s.score))))));
 }
 
 function answersElement(view, ctx, only = null) {
@@ -339,13 +342,14 @@ export function tile(root, ctx) {
     update(view, match) {
       if (!view) return;
       fill(root,
-        h("p.cz-state", { dataset: { phase: view.phase || "" } }, stateLine(view, match, ctx)),
+        h("p.cz-state", { dataset: { phase: view.phase || "", pause: view.race ? "zombie" : "" } },
+          view.race && !paused(view, match) ? raceLine(view.race, ctx) : stateLine(view, match, ctx)),
         finished(view) && Array.isArray(view.scores)
           ? h("table.cz-players", h("caption", "Scores"),
             h("thead", h("tr", ["Player", "Score", "Terms"].map((c) => h("th", { scope: "col" }, c)))),
             h("tbody", view.scores.map((s) => h("tr", { dataset: { seat: s.seat } },
-              h("th", { scope: "row" }, ctx.playerName(s.seat)), h("td.cz-score", String(s.score)),
-              h("td.cz-terms", TERMS.filter(([k]) => s[k]).map(([k, name]) => `${name} ${s[k]}`).join(", "))))))
+              h("th", { scope: "row" }, ctx.playerName(s.seat)), h("td.cz-score", { dataset: { value: s.score } }, points(s.score)),
+              h("td.cz-terms", TERMS.filter(([k]) => s[k]).map(([k, name]) => `${name} ${points(s[k])}`).join(", "))))))
           : playersElement(view, ctx, { compact: true }));
     },
   };
@@ -429,7 +433,7 @@ export function describe(ev, ctx) {
     case "card_moved":
       return `The referee moved ${who}'s card from ${PLACEMENT_WORDS[ev.from] || ev.from} to ${PLACEMENT_WORDS[ev.to] || ev.to}.`;
     case "seat_scored":
-      return `${who} scores ${ev.score}: ` + TERMS.filter(([k]) => ev[k]).map(([k, name]) => `${name.toLowerCase()} ${ev[k]}`).join(", ") + ".";
+      return `${who} scores ${ev.score}: ` + TERMS.filter(([k]) => ev[k]).map(([k, name]) => `${name.toLowerCase()} ${points(ev[k])}`).join(", ") + ".";
     case "match_finished":
       return ev.winner ? `${ctx.playerName(ev.winner)} wins the game!` : "The game is over.";
     default:
