@@ -392,6 +392,8 @@ def a_crazy_pilot_station_shows_its_own_scene_and_the_slap_race(w):
               "SLAP! on Ana's station")
     b.wait_text(".cz-race .cz-still", "Ana and Cy")
     b.wait_text(".cz-race .cz-shouters", "Ben")
+    problems = b.js(checks.LABELS_JS) + b.js(checks.CONTRAST_JS, 4.5)
+    assert not problems, problems
     cz.send(d, ref, m, "slap", 1)
     b.wait_text(".cz-you-status", "Slapped. Waiting for Cy")
     b.wait_text(".cz-race .cz-slaps", "1st")
@@ -484,9 +486,93 @@ def the_table_display_shows_a_crazy_pilot_slap_race_and_the_final_breakdown(w):
     best = max(s["score"] for s in view["scores"])
     top = [s["seat"] for s in view["scores"] if s["score"] == best]
     b.wait_text(".cz-state", "wins!" if len(top) == 1 else "share the victory")
+    problems = b.js(checks.LABELS_JS) + b.js(checks.CONTRAST_JS, 4.5)
+    assert not problems, problems
     b.d.switch_to.window(board)
     b.wait_js(f"return document.querySelectorAll('article.tile[data-table=\"{w.table_b}\"] .cz-score').length === 3;",
               "the tile's scores")
+
+
+@test
+def the_referee_console_drives_on_and_moves_a_crazy_pilot_card(w):
+    b, d, ref = w.browser, w.daemon, w.referee
+    need_game(w, "crazy-pilot")
+    m = w.match("crazy-pilot", ["Dee", "Eve", "Fin"], seed=33, config=cz.CZ_SLOW)
+    b.new_tab()
+    b.open(f"{w.url}/referee?match={m}")
+    b.d.find_element("id", "token-input").send_keys(ref)
+    b.click("#token-form button")
+    b.wait_text("#head", "Ready")
+    b.click("#start")
+    b.wait_text("#head", "Playing")
+    assert not b.js("return document.querySelector('form[data-input=\"drive\"], form[data-input=\"move\"]');"), \
+        "drive and move are the module's, not generic forms"
+    first = cz.wait_card(d, ref, m, 1)["you"]["card"]
+    cz.wait_card(d, ref, m, 2)
+    # the face-up cards are on the referee's screen, the drive button waits for a checked race
+    b.wait_js("return document.querySelector('.cz-ref-seat[data-seat=\"1\"] figure.cz-card')?.dataset.handle === arguments[0];",
+              "seat 1's card on the referee's screen", first["handle"])
+    assert b.js("return document.querySelector('button.cz-drive').disabled;")
+    cz.send(d, ref, m, "shout", 2)
+    cz.send(d, ref, m, "slap", 1)
+    cz.send(d, ref, m, "slap", 3)
+    cz.wait_phase(d, m, ("checked",))
+    b.click("button.cz-drive")
+    wait_outcome(b, "preview")
+    assert cz.public_view(d, m)["phase"] == "checked", "a preview drove on"
+    b.click_text("#proposal-body button", "Send")
+    wait_outcome(b, "sent")
+    assert cz.wait_phase(d, m, ("playing",))["race"] is None
+    b.wait_js("return document.querySelector('button.cz-drive').disabled;", "the drive button to be off again")
+
+    # a misfire: Dee's card went left, the referee moves it to the right
+    cz.wait_card(d, ref, m, 1)
+    cz.send(d, ref, m, "resolve", 1, placement="left")
+    handle = wait_for(lambda: (d.get(f"/v1/matches/{m}/referee", ref)["view"]["referee"]["seats"][0]["stacks"]["left"] or [None])[0],
+                      "Dee's left stack")
+    row = f".cz-ref-seat[data-seat=\"1\"] li.cz-move[data-handle=\"{handle}\"]"
+    b.wait_js(f"return document.querySelector('{row} select');", "the move control")
+    b.js(f"const s = document.querySelector('{row} select'); s.value = 'right'; s.dispatchEvent(new Event('change'));")
+    b.click(f"{row} button")
+    wait_outcome(b, "preview")
+    b.click_text("#proposal-body button", "Send")
+    wait_outcome(b, "sent")
+    wait_for(lambda: (lambda st: st["left"] == 0 and st["right"] == 1)(cz.public_view(d, m)["seats"][0]["stacks"]),
+             "the card on Dee's right stack")
+    b.wait_text("#announcements", "The referee moved Dee's card from left to right")
+    problems = b.js(checks.LABELS_JS)
+    assert not problems, problems
+    d.post(f"/v1/matches/{m}/abort", {}, ref)
+
+
+@test
+def a_two_player_crazy_pilot_station_shows_the_cards_in_front_of_it(w):
+    b, d, ref = w.browser, w.daemon, w.referee
+    need_game(w, "crazy-pilot")
+    m = w.match("crazy-pilot", ["Gus", "Hal"], seed=34, config=cz.CZ_SLOW)
+    token = seat_token(d, ref, m, 2)
+    b.new_tab()
+    b.open(f"{w.url}/station?match={m}&seat=2&access_token={token}")
+    w.start(m)
+    sent = cz.wait_card(d, ref, m, 1)["you"]["card"]
+    mine = cz.wait_card(d, ref, m, 2)["you"]["card"]
+    b.wait_js(SHOWN_JS + " === arguments[0];", "Hal's own card", mine["handle"])
+    b.wait_text(".cz-front h3", "In front of you: 0 cards")
+    # Gus shouts: his card goes in front of Hal, who may look at it (no race with two)
+    cz.send(d, ref, m, "shout", 1)
+    front = f".cz-front li[data-handle=\"{sent['handle']}\"]"
+    b.wait_js(f"return document.querySelector('{front} figure.cz-card');", "the sent card in front of Hal")
+    assert b.text(f"{front} figcaption") == sent["name"]
+    assert b.text(f"{front} p") == "Not covered"
+    assert not b.js("return document.querySelector('.cz-race');"), "a race with two players"
+    assert b.js("return document.querySelector('.cz-front button') === null;"), "a cover button on a page that sends nothing"
+    # Hal covers it with his own token (REST): the station says so
+    d.post(f"/v1/matches/{m}/inputs", {"kind": "cover", "seat": 2, "card": sent["handle"]}, token)
+    b.wait_text(f"{front} p", "Covered with a penalty card")
+    b.wait_text(".cz-front h3", "In front of you: 1 card")
+    problems = b.js(checks.LABELS_JS) + b.js(checks.CONTRAST_JS, 4.5)
+    assert not problems, problems
+    d.post(f"/v1/matches/{m}/abort", {}, ref)
 
 
 # ---- the tournament pages -----------------------------------------------------

@@ -390,13 +390,17 @@ export function refereeSteps(root, ctx) {
   const state = h("div");
   const seats = h("div.cz-ref-seats");
   fill(root, h("h3", "Crazy Pilot"), state, button, seats);
+  let drawn = null;             // the seats as last drawn: a redraw resets a chosen "Move to"
   return {
     update(view, match) {
       if (!view) return;
       button.disabled = !(view.race && view.race.zombie !== null && view.race.zombie !== undefined);
       fill(state, h("p.cz-state", stateLine(view, match, ctx)), racePanel(view, ctx));
       const ref = view.referee;
-      fill(seats, ref && !finished(view) ? (ref.seats || []).map((e) => refereeSeat(e, ctx)) : null);
+      const now = ref && !finished(view) ? JSON.stringify(ref.seats || []) : "";
+      if (now === drawn) return;
+      drawn = now;
+      fill(seats, now ? ref.seats.map((e) => refereeSeat(e, ctx)) : null);
     },
   };
 }
