@@ -4,7 +4,8 @@
 #
 #   1. it creates the venue's tables, table-a and table-b, with the simulated
 #      pads at their seats (table-b's seats a button pad and a slap pad each);
-#   2. at table-a the bots host a Crash Pilot match and play it to its end;
+#   2. at table-a the bots host a Crash Pilot match and play it to its end,
+#      and at table-b others a Crazy Pilot match;
 #   3. arbiterd killed with SIGKILL is restarted, with a message saying how it
 #      ended, while the venue (padsims, bots) stays up;
 #   4. the bots play on after the restart: another match ends;
@@ -46,7 +47,7 @@ trap 'exit 130' INT TERM
 
 FAST_BOTS_B='--reaction-ms 150 --reaction-min-ms 80 --slap-ms 100 --between-ms 300'
 
-echo "1..5"
+echo "1..6"
 venue_start "$dir" "$FAST_BOTS" "$FAST_BOTS_B"
 bots_log="$VENUE_RUN/pads/table-a.bots.log"
 bots_b_log="$VENUE_RUN/pads/table-b.bots.log"
@@ -75,6 +76,20 @@ match_over_at_table_a() {   # the number of "is over" lines to wait for
         >/dev/null
 }
 check "the bots play a match at table-a to its end" match_over_at_table_a 1
+
+# 2b. a Crazy Pilot match at table-b, hosted and played (slap pads and all) by its bots
+crazy_match_over_at_table_b() {
+    local id table
+    venue_wait_line "$bots_b_log" "is over" || return 1
+    id=$(grep -F "is over" "$bots_b_log" | sed -n "1s/.*match \([0-9]*\) at.*/\1/p")
+    table=$(curl -sf "$VENUE_URL/v1/tables?limit=1000" | jq '.items[] | select(.name == "table-b") | .id')
+    curl -sf "$VENUE_URL/v1/matches/$id" |
+        jq -e --argjson t "$table" '.state == "finished" and .game == "crazy-pilot" and .table == $t and
+                                    (.result.placements | length) == 3 and
+                                    # slap races were run: a true call gives the last slapper a penalty
+                                    ([.result.placements[].score.terms.penalties] | add) < 0' >/dev/null
+}
+check "the bots play a Crazy Pilot match at table-b to its end" crazy_match_over_at_table_b
 
 # 3. kill -9 arbiterd: restarted, with a message; the venue stays up
 daemon_pid=$(sed -n 's/^arbiterd\[\([0-9]*\)\]: notice: arbiterd .* ready: .*/\1/p' "$VENUE_ERR" | tail -n 1)

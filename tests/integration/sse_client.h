@@ -11,7 +11,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
-#define MAX_EVENTS 256
+#define MAX_EVENTS 1024
 
 struct event {
         char id[48];
