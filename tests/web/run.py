@@ -415,6 +415,16 @@ def a_crazy_pilot_station_shows_its_own_scene_and_the_slap_race(w):
     b.wait_text(".cz-mytable .cz-at-left .cz-stack-count", "1")
     b.wait_text("#announcements", "Ana placed a card: left")
     assert not b.js("return document.querySelector('[data-answer], .cz-answers, .cz-scores');"), "an answer before the scoring"
+
+    # Ana shouts herself: she waits for the others, then she is the one to say "Driiiiive!"
+    cz.send(d, ref, m, "shout", 1)
+    b.wait_text(".cz-you-status", "You shouted! Waiting for Ben and Cy to slap")
+    cz.send(d, ref, m, "slap", 2)
+    cz.send(d, ref, m, "slap", 3)
+    b.wait_js("const s = document.querySelector('.cz-you-status'); return s && s.dataset.state === 'drive';", "Driiiiive! on Ana's station")
+    assert b.text(".cz-you-status") == "Driiiiive! Press your slap pad to go on"
+    cz.send(d, token, m, "drive")                   # her own token: the shouter may drive on
+    b.wait_js("return !document.querySelector('.cz-race');", "the race to leave the station")
     d.post(f"/v1/matches/{m}/abort", {}, ref)
 
 
