@@ -346,6 +346,12 @@ def need_game(w, name):
         raise Skip(f"the game {name} is not registered in this build")
 
 
+def no_module_errors(b):
+    """Nothing the Crazy Pilot module ran threw (the browser's console)."""
+    bad = [e["message"] for e in b.d.get_log("browser") if e["level"] == "SEVERE" and "crazy-pilot" in e["message"]]
+    assert not bad, bad
+
+
 def seat_token(d, ref, m, seat):
     return d.post(f"/v1/matches/{m}/seats/{seat}/token", {}, ref)["token"]
 
@@ -425,6 +431,7 @@ def a_crazy_pilot_station_shows_its_own_scene_and_the_slap_race(w):
     assert b.text(".cz-you-status") == "Driiiiive! Press your slap pad to go on"
     cz.send(d, token, m, "drive")                   # her own token: the shouter may drive on
     b.wait_js("return !document.querySelector('.cz-race');", "the race to leave the station")
+    no_module_errors(b)
     d.post(f"/v1/matches/{m}/abort", {}, ref)
 
 
@@ -501,6 +508,7 @@ def the_table_display_shows_a_crazy_pilot_slap_race_and_the_final_breakdown(w):
     b.d.switch_to.window(board)
     b.wait_js(f"return document.querySelectorAll('article.tile[data-table=\"{w.table_b}\"] .cz-score').length === 3;",
               "the tile's scores")
+    no_module_errors(b)
 
 
 @test
@@ -553,6 +561,7 @@ def the_referee_console_drives_on_and_moves_a_crazy_pilot_card(w):
     problems = b.js(checks.LABELS_JS)
     assert not problems, problems
     d.post(f"/v1/matches/{m}/abort", {}, ref)
+    no_module_errors(b)
 
 
 @test
@@ -580,6 +589,7 @@ def a_two_player_crazy_pilot_station_shows_the_cards_in_front_of_it(w):
     d.post(f"/v1/matches/{m}/inputs", {"kind": "cover", "seat": 2, "card": sent["handle"]}, token)
     b.wait_text(f"{front} p", "Covered with a penalty card")
     b.wait_text(".cz-front h3", "In front of you: 1 card")
+    no_module_errors(b)
     problems = b.js(checks.LABELS_JS) + b.js(checks.CONTRAST_JS, 4.5)
     assert not problems, problems
     d.post(f"/v1/matches/{m}/abort", {}, ref)
