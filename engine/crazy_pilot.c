@@ -1609,6 +1609,7 @@ static int cz_view_visit(const void *state, enum eng_audience audience, int seat
                 return -EINVAL;
         if (audience == ENG_VIEW_SEAT && !seat_ok(st, seat))
                 return -EINVAL;
+        eng_walk_str(&w, "status", eng_status_name(status_of(st)));
         eng_walk_str(&w, "phase", phase_name(st->phase));
         eng_walk_bool(&w, "two_player", st->two_player);
         eng_walk_str(&w, "fork_turns", fork_choices[st->fork]);
@@ -1900,6 +1901,7 @@ static const char *const cz_term_names[CZ_N_TERMS] = {
 };
 
 static const struct eng_field cz_view_fields[] = {
+        { .name = "status", .type = ENG_T_ENUM, .doc = "ready, running, paused (the operator's) or finished." },
         { .name = "phase", .type = ENG_T_ENUM, .doc = "ready, playing, race, checked, ending or finished." },
         { .name = "two_player", .type = ENG_T_BOOL, .doc = "The 2-player variant is played (two seats)." },
         { .name = "fork_turns", .type = ENG_T_ENUM, .doc = "The fork.turns setting: matching or either." },
