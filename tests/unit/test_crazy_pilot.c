@@ -1282,6 +1282,26 @@ static void decision_a_shouted_last_card_reveals_the_starting_card_at_the_check(
         assert_int_equal(term(M, 2, CZ_TERM_PENALTIES), -1);
 }
 
+static void decision_two_players_penalty_cards_are_unlimited(void **state) {
+        (void) state;
+        create(M, 2, 65);
+        start(M);
+        /* Seat 0 sends its whole pile; seat 1 covers every card. */
+        for (unsigned i = 0; i < 23; i++)
+                assert_int_equal(button(M, 0, CZ_BUTTON_SHOUT, 100 * MS), ENG_ACCEPTED);
+        assert_int_equal(M->st.phase, CZ_PHASE_ENDING);
+        for (unsigned i = 0; i < 23; i++)
+                assert_int_equal(action(M, CZ_ACTION_COVER, 1,
+                                        cz_handle(&M->st, M->st.seats[1].zone[CZ_PLACE_FRONT][i]), 0),
+                                 ENG_ACCEPTED);
+        assert_int_equal(__builtin_popcount(M->st.seats[1].covered), 23);
+        timer(M);
+        /* Covered: 3 zombies cost nothing, 20 bluffs −1 each. */
+        assert_int_equal(term(M, 1, CZ_TERM_FRONT), -20);
+        assert_int_equal(term(M, 0, CZ_TERM_BLUFFS), 0);
+        assert_int_equal(term(M, 0, CZ_TERM_FINISH), 2);
+}
+
 static void refused_inputs_change_nothing(void **state) {
         struct eng_input in;
 
@@ -1585,6 +1605,7 @@ int main(void) {
                 T(decision_the_operator_pause_stops_every_clock),
                 T(decision_a_race_shouted_after_the_end_is_called_off),
                 T(decision_a_shouted_last_card_reveals_the_starting_card_at_the_check),
+                T(decision_two_players_penalty_cards_are_unlimited),
                 T(refused_inputs_change_nothing),
                 T(game_tables_pass_eng_game_check),
                 T(slots_agree_with_the_schema),
