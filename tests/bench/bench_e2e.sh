@@ -290,31 +290,8 @@ breakdown() {
                 read -r p50 p99 n < <(log_percentiles "$tmp/stored-$phase.txt" 's/^\([0-9]*\)$/\1/p')
                 printf '%-6s %-34s %6s %9s %9s\n' "$phase" "judged call stored (INSERT+COMMIT)" "$n" "$p50" "$p99"
         done
-        read -r p50 p99 n < <(db_reference)
+        read -r p50 p99 n < <(db_reference "$DSN")
         printf '%-6s %-34s %6s %9s %9s\n' ref "psql INSERT+COMMIT, 200 ms apart" "$n" "$p50" "$p99"
-}
-
-db_reference() {
-        local i
-        {
-                # a logged table as match_inputs (a temporary one commits
-                # without flushing the WAL), and the pause on the client's
-                # side, so that the server idles between inserts as it does
-                # between a match's inputs
-                echo "CREATE TABLE bench_ref (LIKE match_inputs INCLUDING ALL);"
-                echo "\\timing on"
-                for ((i = 1; i <= 50; i++)); do
-                        echo "\\! sleep 0.2"
-                        echo "INSERT INTO bench_ref (match_id, seq, match_time_us, seat, kind, input, state_hash, reaction_us, source, who)" \
-                             "VALUES (1, $i, 123456, 2, 'call', '{\"window\":3,\"call\":2,\"press_us\":123}', 'abcdef0123456789'," \
-                             "4567, 'pad', 'pad 0000000000007e00') ON CONFLICT DO NOTHING;"
-                done
-        } | psql "$DSN" -X -q 2>&1 | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' |
-                awk '{ print $1 * 1000 }' | sort -g |
-                awk '{ v[NR] = $1 / 1000 } END {
-                        if (NR == 0) { print "- - 0"; exit }
-                        i50 = int(0.50 * NR + 0.999); i99 = int(0.99 * NR + 0.999)
-                        printf "%.3f %.3f %d\n", v[i50], v[i99], NR }'
 }
 
 report_line() { # report_line PHASE

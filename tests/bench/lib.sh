@@ -61,3 +61,30 @@ parse_wrk() {   # parse_wrk FILE
                 printf "%s %.3f %.3f %d\n", rps, p50, p99, errors
         }' "$1" || die "could not parse wrk output in $1"
 }
+
+# p50 p99 n in ms of the database's own floor for a durable input, measured
+# in the run that reports next to it: the same INSERT as a match input,
+# committed by psql against the cluster at DSN, one every 200 ms (the pace
+# of a match's inputs), into a logged table like match_inputs.
+db_reference() {        # db_reference DSN
+        local i
+        {
+                # a logged table as match_inputs (a temporary one commits
+                # without flushing the WAL), and the pause on the client's
+                # side, so that the server idles between inserts as it does
+                # between a match's inputs
+                echo "CREATE TABLE bench_ref (LIKE match_inputs INCLUDING ALL);"
+                echo "\\timing on"
+                for ((i = 1; i <= 50; i++)); do
+                        echo "\\! sleep 0.2"
+                        echo "INSERT INTO bench_ref (match_id, seq, match_time_us, seat, kind, input, state_hash, reaction_us, source, who)" \
+                             "VALUES (1, $i, 123456, 2, 'call', '{\"window\":3,\"call\":2,\"press_us\":123}', 'abcdef0123456789'," \
+                             "4567, 'pad', 'pad 0000000000007e00') ON CONFLICT DO NOTHING;"
+                done
+        } | psql "$1" -X -q 2>&1 | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' |
+                awk '{ print $1 * 1000 }' | sort -g |
+                awk '{ v[NR] = $1 / 1000 } END {
+                        if (NR == 0) { print "- - 0"; exit }
+                        i50 = int(0.50 * NR + 0.999); i99 = int(0.99 * NR + 0.999)
+                        printf "%.3f %.3f %d\n", v[i50], v[i99], NR }'
+}

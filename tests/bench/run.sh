@@ -20,6 +20,9 @@ echo
 echo "== end to end (pad press → CallJudged on D-Bus and SSE)"
 tests/bench/bench_e2e.sh "$build"
 echo
+echo "== Crazy Pilot's slap race (the last slap on the pty → PenaltyGiven on D-Bus and SSE; issue 13)"
+tests/bench/bench_crazy_race.sh "$build"
+echo
 echo "== a venue's load (2,000 event streams and slow clients; issue 11)"
 tests/bench/load.sh "$build"
 echo
