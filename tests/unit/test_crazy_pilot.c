@@ -1302,6 +1302,109 @@ static void decision_two_players_penalty_cards_are_unlimited(void **state) {
         assert_int_equal(term(M, 0, CZ_TERM_FINISH), 2);
 }
 
+/* How many times the card of handle h is on seat s's zone z. */
+static unsigned zone_count_of(const struct cz_state *st, int s, unsigned z, uint32_t h) {
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < st->seats[s].zone_len[z]; i++)
+                n += cz_handle(st, st->seats[s].zone[z][i]) == h;
+        return n;
+}
+
+/* Through the framework's log, with a referee's confirmation: the match is
+ * provisional once it ends; a move then needs the end undone first. */
+struct logged {
+        struct eng_setup setup;
+        struct eng_record log[64];
+        size_t n;
+        struct eng_out out;
+};
+
+static enum eng_refusal log_apply(struct logged *l, struct cz_state *st, struct eng_input in) {
+        in.seq = l->n + 1;
+        assert_int_equal(eng_log_apply(&l->setup, st, l->log, l->n, &in, &l->out), 0);
+        assert_true(l->n < ELEMENTSOF(l->log));
+        l->log[l->n++] = (struct eng_record) { .in = in, .refusal = l->out.refusal };
+        if (l->out.refusal == ENG_ACCEPTED && in.kind == ENG_IN_VOID)
+                eng_log_mark_voided(l->log, l->n - 1);
+        return l->out.refusal;
+}
+
+static void decision_a_move_before_confirmation_undoes_the_end_first(void **state) {
+        static struct logged l;
+        static struct cz_state st;
+        struct eng_config cfg;
+        struct eng_result res;
+        int64_t t = T0, correct;
+        unsigned k = CZ_MAX_PILE, right = 0, wrong = 0;
+        uint32_t h = 0;
+        uint64_t end_seq;
+
+        (void) state;
+        eng_config_defaults(&cz_game, &cfg);
+        memset(&l, 0, sizeof l);
+        l.setup = (struct eng_setup) { .game = &cz_game, .cfg = &cfg, .n_seats = 3, .seed = 66, .confirm = true };
+        assert_int_equal(cz_game.create(&st, &cfg, NULL, 3, 66), 0);
+        assert_int_equal(log_apply(&l, &st, (struct eng_input) { .kind = ENG_IN_START, .seat = ENG_SEAT_TABLE,
+                                                                 .time_us = t }), ENG_ACCEPTED);
+        /* Seat 0 plays out its pile: its first plain card on a wrong stack
+         * (a misfire), a zombie under the pile (no race), the rest right. */
+        while (st.seats[0].pile_pos < st.seats[0].pile_len) {
+                unsigned card = st.seats[0].pile[st.seats[0].pile_pos], a = st.cat.cards[card].answer, place;
+                struct eng_input in = { .kind = ENG_IN_PRESS, .seat = 0, .time_us = t += 100 * MS };
+
+                place = a == CZ_ANS_ZOMBIE ? CZ_PLACE_HAND : right_place(a);
+                if (k == CZ_MAX_PILE && a <= CZ_ANS_HAND) {
+                        k = st.seats[0].pile_pos;
+                        h = cz_handle(&st, card);
+                        right = place;
+                        wrong = place = (place + 1) % CZ_N_RESOLVE;
+                }
+                in.press.role = ENG_ROLE_BUTTONS;
+                in.press.button = place;
+                in.press.press_us = t;
+                assert_int_equal(log_apply(&l, &st, in), ENG_ACCEPTED);
+        }
+        assert_true(k < CZ_MAX_PILE);
+        assert_int_equal(log_apply(&l, &st, (struct eng_input) { .kind = ENG_IN_TIMER, .seat = ENG_SEAT_TABLE,
+                                                                 .time_us = st.wake_us }), ENG_ACCEPTED);
+        end_seq = l.n;
+        t = st.last_us;
+        assert_int_equal(eng_log_phase(&l.setup, &st, l.log, l.n), ENG_LOG_PROVISIONAL);
+        cz_game.result(&st, &res);
+        correct = res.terms[0][CZ_TERM_CORRECT];
+        /* A move on a provisional result: the log takes only a void or a confirm. */
+        {
+                struct eng_input mv = { .kind = ENG_IN_ACTION, .action = CZ_ACTION_MOVE, .seat = 0, .time_us = t += MS };
+
+                mv.arg[CZ_MOVE_CARD] = h;
+                mv.arg[CZ_MOVE_TO] = right;
+                assert_int_equal(log_apply(&l, &st, mv), ENG_REFUSED_FINISHED);
+                /* Undo the end (the timer that ended the match): back in the
+                 * grace after the starting card, its clock from now. */
+                {
+                        struct eng_input v = { .kind = ENG_IN_VOID, .seat = ENG_SEAT_TABLE, .time_us = t += MS };
+
+                        v.void_.target = (int64_t) end_seq;
+                        assert_int_equal(log_apply(&l, &st, v), ENG_ACCEPTED);
+                }
+                assert_int_equal(st.phase, CZ_PHASE_ENDING);
+                assert_int_equal(st.wake_us, t + CZ_GRACE_DEFAULT_MS * MS);
+                mv.time_us = t += MS;
+                assert_int_equal(log_apply(&l, &st, mv), ENG_ACCEPTED);
+                assert_int_equal(st.seats[0].zone[right][st.seats[0].zone_len[right] - 1], eng_handle_card(st.handle_key, h));
+                assert_int_equal(zone_count_of(&st, 0, wrong, h), 0);
+        }
+        assert_int_equal(log_apply(&l, &st, (struct eng_input) { .kind = ENG_IN_TIMER, .seat = ENG_SEAT_TABLE,
+                                                                 .time_us = st.wake_us }), ENG_ACCEPTED);
+        cz_game.result(&st, &res);
+        assert_true(res.finished);
+        assert_int_equal(res.terms[0][CZ_TERM_CORRECT], correct + 1);
+        assert_int_equal(log_apply(&l, &st, (struct eng_input) { .kind = ENG_IN_CONFIRM, .seat = ENG_SEAT_TABLE,
+                                                                 .time_us = t + 200 * MS }), ENG_ACCEPTED);
+        assert_int_equal(eng_log_phase(&l.setup, &st, l.log, l.n), ENG_LOG_FINAL);
+}
+
 static void refused_inputs_change_nothing(void **state) {
         struct eng_input in;
 
@@ -1606,6 +1709,7 @@ int main(void) {
                 T(decision_a_race_shouted_after_the_end_is_called_off),
                 T(decision_a_shouted_last_card_reveals_the_starting_card_at_the_check),
                 T(decision_two_players_penalty_cards_are_unlimited),
+                T(decision_a_move_before_confirmation_undoes_the_end_first),
                 T(refused_inputs_change_nothing),
                 T(game_tables_pass_eng_game_check),
                 T(slots_agree_with_the_schema),
