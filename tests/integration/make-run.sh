@@ -8,7 +8,7 @@
 #      and at table-b others a Crazy Pilot match;
 #   3. arbiterd killed with SIGKILL is restarted, with a message saying how it
 #      ended, while the venue (padsims, bots) stays up;
-#   4. the bots play on after the restart: another match ends;
+#   4. the bots play on after the restart: another match ends at each table;
 #   5. Ctrl-C (SIGINT) stops arbiterd gracefully, then every other process the
 #      script started, and the script exits 0.
 #
@@ -106,10 +106,12 @@ restarted() {
 }
 check "arbiterd killed with SIGKILL is restarted with a message; the venue stays up" restarted
 
-# 4. the bots reconnect and play on: another match ends
+# 4. the bots reconnect and play on: another match ends at each table
 over=$(grep -cF "is over" "$bots_log")
+over_b=$(grep -cF "is over" "$bots_b_log")
 play_on() {
-    venue_wait_line "$bots_log" "connected to arbiterd" && match_over_at_table_a $((over + 1))
+    venue_wait_line "$bots_log" "connected to arbiterd" && match_over_at_table_a $((over + 1)) &&
+        venue_wait_line "$bots_b_log" "connected to arbiterd" && venue_wait_line "$bots_b_log" "is over" $((over_b + 1))
 }
 check "the bots play on after the restart" play_on
 

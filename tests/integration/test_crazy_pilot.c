@@ -16,16 +16,20 @@
  *     arrives, and the log's slap presses give the race's order, its gaps
  *     in microseconds and each press's uncertainty exactly as the events;
  *   - REST (views, log, result), SSE (the public stream carries no card)
- *     and `busctl --user monitor` (the game's signals, none of a seat's).
+ *     and `busctl --user monitor` (the game's signals, none of a seat's);
+ *   - arbiter-bots host and play a two-player match (fast and never
+ *     wrong): every zombie sent is covered with the seat's own token.
  *
  * Deterministic: the seeds are fixed and each step waits for the events
  * its presses make before the next.  The human-speed bots are for make
  * run (make-run.sh), not here. */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine/crazy_cards.h"
@@ -55,7 +59,7 @@ static const char config_text[] =
 
 static struct daemon_proc daemon_;
 static struct padsim_proc sim;
-static char *link_path, *config_path, *monitor_path, *admin_token, *referee_token;
+static char *link_path, *config_path, *monitor_path, *admin_token, *referee_token, *table_name;
 static json_int_t table_id;
 static pid_t monitor_pid;
 
@@ -163,7 +167,8 @@ static int setup(void **state) {
         wait_synced();
 
         /* seat n: button pad 0x7c00 + n - 1, slap pad 0x7c06 + n - 1 */
-        len = (size_t) snprintf(body, sizeof body, "{\"name\": \"%s\", \"seats\": [", unique_name("cztable"));
+        table_name = strdup(unique_name("cztable"));
+        len = (size_t) snprintf(body, sizeof body, "{\"name\": \"%s\", \"seats\": [", table_name);
         for (int s = 1; s <= MAX_SEATS; s++)
                 len += (size_t) snprintf(body + len, sizeof body - len,
                                          "%s{\"seat\": %d, \"pads\": [{\"pad\": \"%016x\", \"role\": \"buttons\"}, "
@@ -202,6 +207,7 @@ static int teardown(void **state) {
         free(monitor_path);
         free(admin_token);
         free(referee_token);
+        free(table_name);
         return st == 0 ? 0 : -1;
 }
 
@@ -919,11 +925,114 @@ static void six_players_and_a_restart(void **state) {
         game_done(&g);
 }
 
+/* arbiter-bots (docs/bots.md) host a two-player match at the table and
+ * play it through the same padsim: with no errors and no false shouts,
+ * every zombie a seat sends is covered by the other, with its seat token. */
+static void the_bots_play_two_players(void **state) {
+        char *bin, *token_path, *bots_log, uid[16];
+        pid_t pid;
+        (void) state;
+
+        assert_true(asprintf(&bin, "%s/arbiter-bots", harness_env("ARBITER_TEST_BUILD")) > 0);
+        assert_true(asprintf(&token_path, "%s/%s.token", harness_env("ARBITER_TEST_TMP"), unique_name("bots")) > 0);
+        assert_true(asprintf(&bots_log, "%s/%s.log", harness_env("ARBITER_TEST_TMP"), unique_name("bots")) > 0);
+        FILE *f = fopen(token_path, "w");
+        assert_non_null(f);
+        fprintf(f, "%s\n", referee_token);
+        fclose(f);
+        snprintf(uid, sizeof uid, "%s", UID_BASE);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                int log = open(bots_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                dup2(sim.script_fd, STDOUT_FILENO);
+                dup2(log, STDERR_FILENO);
+                const char *argv[] = { bin, "--url", daemon_.url, "--table", table_name, "--uid-base", uid, "--pads", "12",
+                                       "--game", "crazy-pilot", "--players", "Ana,Ben", "--keep-playing",
+                                       "--token-file", token_path, "--error-pct", "0", "--false-shout-pct", "0",
+                                       "--seed", "7", "--reaction-ms", "150", "--reaction-min-ms", "80",
+                                       "--slap-ms", "100", "--between-ms", "600000", NULL };
+                execv(bin, (char **) argv);
+                _exit(127);
+        }
+        json_int_t id = 0;
+        for (int64_t deadline = mono_ms() + 4 * HARNESS_WAIT_MS; !id;) {
+                char *line = NULL;
+                size_t cap = 0;
+                FILE *l = fopen(bots_log, "r");
+
+                while (l && getline(&line, &cap, l) > 0) {
+                        const char *m = strstr(line, "is over");
+                        long long n;
+
+                        if (m && (m = strstr(line, "match ")) && sscanf(m, "match %lld", &n) == 1)
+                                id = n;
+                }
+                free(line);
+                if (l)
+                        fclose(l);
+                if (!id && mono_ms() > deadline) {
+                        kill(pid, SIGKILL);
+                        waitpid(pid, NULL, 0);
+                        struct daemon_proc fake = { 0 };
+                        snprintf(fake.log_path, sizeof fake.log_path, "%s", bots_log);
+                        fail_msg("the bots finished no match; their log:\n%s", daemon_log(&fake));
+                }
+                if (!id)
+                        usleep(50000);
+        }
+        kill(pid, SIGTERM);
+        waitpid(pid, NULL, 0);
+
+        char path[128];
+        snprintf(path, sizeof path, "/v1/matches/%lld", (long long) id);
+        json_t *m = get_json(path, referee_token), *pl;
+        size_t i;
+        assert_string_equal(json_string_value(json_object_get(m, "game")), "crazy-pilot");
+        assert_int_equal(json_integer_value(json_object_get(m, "table")), table_id);
+        json_array_foreach(json_object_get(json_object_get(m, "result"), "placements"), i, pl) {
+                json_t *terms = json_object_get(json_object_get(pl, "score"), "terms");
+
+                /* no error, no false shout: nothing misplaced, nothing sent
+                 * without a zombie (a zombie sent at the very end may be
+                 * left uncovered: the match ended before the other looked) */
+                assert_int_equal(json_integer_value(json_object_get(terms, "wrong")), 0);
+                assert_int_equal(json_integer_value(json_object_get(terms, "bluffs")), 0);
+        }
+        assert_int_equal(i, 2);
+        json_decref(m);
+        /* the covers were the seats' own inputs */
+        snprintf(path, sizeof path, "/v1/matches/%lld/log?limit=1000", (long long) id);
+        json_t *log = get_json(path, referee_token), *row;
+        unsigned sent = 0, covers = 0;
+        json_array_foreach(json_object_get(log, "items"), i, row) {
+                const char *kind = json_string_value(json_object_get(row, "kind"));
+                json_t *in = json_object_get(row, "input");
+
+                if (strcmp(kind, "cover") == 0) {
+                        /* a seat's own input, and never a card it may not cover */
+                        assert_string_equal(json_string_value(json_object_get(row, "source")), "seat");
+                        assert_true(json_is_null(json_object_get(row, "refusal")));
+                        covers++;
+                }
+                if (strcmp(kind, "press") == 0 && json_integer_value(json_object_get(in, "button")) == BUTTON_SHOUT &&
+                    json_is_null(json_object_get(row, "refusal")))
+                        sent++;
+        }
+        json_decref(log);
+        print_message("# the bots' match %lld: %u cards sent, %u covered\n", (long long) id, sent, covers);
+        assert_true(sent > 0 && covers > 0 && covers <= sent);
+        free(bin);
+        free(token_path);
+        free(bots_log);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(two_players),
                 cmocka_unit_test(four_players),
                 cmocka_unit_test(six_players_and_a_restart),
+                cmocka_unit_test(the_bots_play_two_players),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
