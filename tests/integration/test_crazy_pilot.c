@@ -12,9 +12,10 @@
  *   - two players: a shout sends the card in front of the other seat, who
  *     covers it with its seat token; a bluff left uncovered costs its sender;
  *   - every resolution and slap is stored before it is published: the input
- *     of each event read from the stream is in the log when the event
- *     arrives, and the log's slap presses give the race's order, its gaps
- *     in microseconds and each press's uncertainty exactly as the events;
+ *     of each event read from the stream is in the log, with its reaction
+ *     time, when the event arrives, and the log's slap presses give the
+ *     race's order, its gaps in microseconds and each press's uncertainty
+ *     exactly as the events;
  *   - REST (views, log, result), SSE (the public stream carries no card)
  *     and `busctl --user monitor` (the game's signals, none of a seat's);
  *   - arbiter-bots host and play a two-player match (fast and never
@@ -300,8 +301,15 @@ static const struct event *next_event(struct game *g, const char *name, const ch
                         if (json_object_get(e->data, "card") || json_object_get(e->data, "answer"))
                                 fail_msg("the public event %s carries a card: %s", e->name,
                                          json_dumps(e->data, JSON_COMPACT));
-                        if (strcmp(e->name, "card_resolved") == 0 || strcmp(e->name, "slap_recorded") == 0 ||
-                            strcmp(e->name, "zombie_called") == 0)
+                        if (strcmp(e->name, "card_resolved") == 0 || strcmp(e->name, "slap_recorded") == 0) {
+                                /* stored with its reaction time */
+                                json_t *row = stored(g->id, ev_seq(e));
+                                assert_int_equal(json_integer_value(json_object_get(row, "reaction_us")),
+                                                 json_integer_value(json_object_get(e->data, "reaction_us")));
+                                assert_true(json_is_integer(json_object_get(row, "reaction_us")));
+                                json_decref(row);
+                        }
+                        if (strcmp(e->name, "zombie_called") == 0)
                                 json_decref(stored(g->id, ev_seq(e)));
                         if (strcmp(e->name, "penalty_given") == 0)
                                 g->penalties[ev_seat(e)]++;
