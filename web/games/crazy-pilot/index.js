@@ -95,7 +95,7 @@ function slapsElement(race, ctx) {
   const rows = slaps.map((s) => h("tr", { dataset: { seat: s.seat } },
     h("td", ordinal(s.order)), h("th", { scope: "row" }, ctx.playerName(s.seat)),
     h("td.cz-gap", s.gap_us === null || s.gap_us === undefined ? "first" : `+${ms(s.gap_us)}`),
-    h("td", s.uncertainty_us ? `± ${ms(s.uncertainty_us)}` : "—"),
+    h("td", s.uncertainty_us ? `± ${ms(s.uncertainty_us)}` : s.uncertainty_us === 0 ? "exact" : "—"),
     h("td", (race.penalty_seats || []).includes(s.seat) ? "penalty" : "")));
   const waiting = (race.waiting_seats || []).map((seat) => h("tr.cz-waiting", { dataset: { seat } },
     h("td", "…"), h("th", { scope: "row" }, ctx.playerName(seat)), h("td", { colspan: 3 }, "still to slap")));
