@@ -809,6 +809,10 @@ static void two_players(void **state) {
 
         game_start(&g, 2, 21, "{}");
         next_event(&g, "match_started", NULL);
+        /* docs/dbus.md lists the game's interface as the live object has it */
+        char obj[96];
+        snprintf(obj, sizeof obj, "/org/arbiter/Arbiter1/match/%lld", (long long) g.id);
+        assert_dbus_doc_matches(obj, "org.arbiter.Arbiter1.CrazyPilot");
         json_t *v = referee_view(&g);
         assert_true(json_is_true(json_object_get(v, "two_player")));
         json_decref(v);
