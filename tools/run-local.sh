@@ -120,6 +120,21 @@ if [[ -n $own_pg ]]; then
 fi
 export ARBITER_DSN
 
+# A table-b made by an earlier make run, before Crazy Pilot, has its button
+# pads and no slap pads; no route changes a table's pads, so they are added
+# to its seats in make run's own database, before arbiterd and the bots
+# start (so that no match is made there without them), once, saying so.  On
+# the first run there is no schema yet, and nothing to do.
+if [[ -n $own_pg ]]; then
+    added=$("$root/tools/pgcluster" "$pg" psql -q -t -A -c "WITH added AS (
+        INSERT INTO table_pads (table_id, seat, pad_id, role)
+        SELECT id, s, '000000000000b00' || (s + 2), 'slap' FROM tables, generate_series(1, 3) AS s
+        WHERE name = 'table-b' ON CONFLICT DO NOTHING RETURNING 1) SELECT count(*) FROM added" 2>/dev/null || true)
+    if [[ ${added:-0} != 0 ]]; then
+        echo "table-b from an earlier make run: its seats 1-3 get their slap pads (b003-b005) for Crazy Pilot" >&2
+    fi
+fi
+
 # --- D-Bus: a session bus of our own ------------------------------------------------
 rm -f "$var/bus"
 setsid dbus-daemon --session --nofork --nopidfile --address="unix:path=$var/bus" 2>>"$var/dbus.log" &
@@ -181,23 +196,6 @@ table_b='{"name": "table-b", "seats": [
           {"seat": 1, "pads": [{"pad": "000000000000b000", "role": "buttons"}, {"pad": "000000000000b003", "role": "slap"}]},
           {"seat": 2, "pads": [{"pad": "000000000000b001", "role": "buttons"}, {"pad": "000000000000b004", "role": "slap"}]},
           {"seat": 3, "pads": [{"pad": "000000000000b002", "role": "buttons"}, {"pad": "000000000000b005", "role": "slap"}]}]}'
-# A table-b made by an earlier make run, before Crazy Pilot, has its button
-# pads and no slap pads; no route changes a table's pads, so the slap pads are
-# added to its seats in its own database (var/pg), once, saying so.
-upgrade_table_b() {
-    curl -sf "$url/v1/tables?limit=1000" |
-        jq -e '.items[] | select(.name == "table-b") | [.seats[].pads[].role] | index("slap") == null' \
-            >/dev/null || return 0
-    if [[ -z $own_pg ]]; then
-        echo "table-b predates Crazy Pilot (no slap pads) and ARBITER_DSN is not make run's own database:" \
-             "its bots cannot race there" >&2
-        return 0
-    fi
-    "$root/tools/pgcluster" "$pg" psql -q -c "INSERT INTO table_pads (table_id, seat, pad_id, role)
-        SELECT id, s, '000000000000b00' || (s + 2), 'slap' FROM tables, generate_series(1, 3) AS s
-        WHERE name = 'table-b' ON CONFLICT DO NOTHING" >/dev/null &&
-        echo "table-b from an earlier make run: its seats 1-3 get their slap pads (b003-b005) for Crazy Pilot" >&2
-}
 create_tables() {
     local auth deadline=$((SECONDS + READY_TIMEOUT_S)) spec name
     auth="Authorization: Bearer $(cat "$var/admin.token")"
@@ -216,7 +214,6 @@ create_tables() {
         curl -sf -H "$auth" -H 'Content-Type: application/json' -d "$spec" "$url/v1/tables" |
             jq -r '"created \(.name) (table \(.id)) with \(.seats | length) seats"' >&2
     done
-    upgrade_table_b
     echo "venue ready: table-a and table-b at $url/v1/tables" >&2
 }
 
