@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/walk.h"
+
 #define ELEMENTSOF(a)           (sizeof(a) / sizeof((a)[0]))
 
 /* ---- Names. */
@@ -380,6 +382,20 @@ int pf_card_find(const char *code, size_t len) {
 
 const struct pf_card_def *pf_card_def(unsigned card) {
         return card < PF_N_CARDS ? &pf_card_defs[card] : NULL;
+}
+
+int pf_card_face_visit(unsigned card, const struct eng_visitor *v, void *ctx) {
+        struct eng_walk w = { .v = v, .ctx = ctx };
+        const struct pf_card_def *d = pf_card_def(card);
+
+        if (!d || !v)
+                return -EINVAL;
+        eng_walk_str(&w, ENG_CARD_NAME, d->name);
+        eng_walk_str(&w, "kind", pf_card_kind_choices[d->kind]);
+        eng_walk_str(&w, "code", d->code);
+        eng_walk_str(&w, "fingers", d->fingers_text);
+        eng_walk_str(&w, "effect", d->effect);
+        return w.r;
 }
 
 /* Words of each finger for pf_fingers_text. */

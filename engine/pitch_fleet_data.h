@@ -11,8 +11,8 @@
  * words (the effect's code stays in the rules, engine/pitch_fleet.c); the
  * challenge catalogue format (docs/games/pitch-fleet-data.md), its parser
  * and validator and the built-in catalogue (the rulebook's challenges 1-16
- * and 20 with our defaults); the check of a planet layout; the evaluation
- * label of a solo total.  The rules engine keeps a parsed challenge
+ * and 20 with our defaults: engine/pitch_fleet_challenges.c); the check of
+ * a planet layout; the evaluation label of a solo total.  The rules engine keeps a parsed challenge
  * catalogue in its state; the web draws boards from the locations' geometry.
  *
  * Invariants of the tables (tests/unit/test_pitch_fleet_data.c checks each):
@@ -319,6 +319,12 @@ static inline unsigned pf_ship_team(unsigned ship) {
 
 /* A power card's face; NULL when out of range. */
 const struct pf_card_def *pf_card_def(unsigned card);
+
+/* A power card's face as an object's fields (engine.h card_face): "name"
+ * (ENG_CARD_NAME), "kind" ("basic"|"advanced"), "code" ("B4"), "fingers"
+ * (its text) and "effect" (its sentence).  0, -EINVAL for a card out of
+ * range, or the visitor's error. */
+int pf_card_face_visit(unsigned card, const struct eng_visitor *v, void *ctx);
 
 /* Fingers in words ("index or middle finger", "ring or little finger"),
  * NUL-terminated in buf; the length it needs (as snprintf). */
