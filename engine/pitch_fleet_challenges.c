@@ -263,6 +263,12 @@ static int parse_line(const char *line, size_t n_line, struct pf_challenge *card
 
         memset(card, 0, sizeof *card);
         card->card = PF_CARD_NONE;
+        if (!next_word(line, head, &pos, &w))
+                return fail(ret_err, at, "number: missing; a card line is \"N vp=.. moves=.. fingers=.. "
+                            "| Setup: .. | Challenge: ..\"");
+        if (parse_small(w.s, w.len, &number) < 0 || number < 1 || number > PF_MAX_CHALLENGE_NUMBER)
+                number = 0;
+        at->number = number;            /* named from here on when it is one */
         for (size_t i = 0; i < n_line; i++) {
                 unsigned char c = (unsigned char) line[i];
 
@@ -270,14 +276,10 @@ static int parse_line(const char *line, size_t n_line, struct pf_challenge *card
                         return fail(ret_err, at, "holds byte 0x%02x at column %zu; a card line is printable "
                                     "ASCII", c, i + 1);
         }
-        if (!next_word(line, head, &pos, &w))
-                return fail(ret_err, at, "number: missing; a card line is \"N vp=.. moves=.. fingers=.. "
-                            "| Setup: .. | Challenge: ..\"");
-        if (parse_small(w.s, w.len, &number) < 0 || number < 1 || number > PF_MAX_CHALLENGE_NUMBER)
+        if (!number)
                 return fail(ret_err, at, "number: \"%s\" must be 1..%d", word_text(w, buf),
                             PF_MAX_CHALLENGE_NUMBER);
         card->number = (uint8_t) number;
-        at->number = number;
         while (next_word(line, head, &pos, &w)) {
                 r = parse_field(w, card, seen, at, ret_err);
                 if (r < 0)

@@ -401,7 +401,7 @@ int pf_card_face_visit(unsigned card, const struct eng_visitor *v, void *ctx) {
 /* Words of each finger for pf_fingers_text. */
 static const char *const finger_words[PF_N_FINGERS] = {
         "thumb", "index finger", "middle finger", "ring finger", "little finger",
-        "second joint of the index finger", "magnetic beam",
+        "the second joint of the index finger", "a magnetic beam instead of a finger",
 };
 
 /* "index or middle finger": fingers share the word "finger" at the end;
