@@ -292,8 +292,13 @@ static int parse_line(const char *line, size_t n_line, struct pf_challenge *card
         if (!bar1)
                 return fail(ret_err, at, "setup: missing; the set-up follows \"| Setup:\"");
         bar2 = memchr(bar1 + 1, '|', n_line - head - 1);
-        if (!bar2)
+        if (!bar2) {
+                /* One part: a set-up without its goal, or a goal without its set-up. */
+                r = parse_text(bar1 + 1, n_line - head - 1, "Setup:", "setup", card->setup, at, ret_err);
+                if (r < 0)
+                        return r;
                 return fail(ret_err, at, "challenge: missing; the goal follows \"| Challenge:\"");
+        }
         if (memchr(bar2 + 1, '|', (size_t) (line + n_line - bar2 - 1)))
                 return fail(ret_err, at, "holds a third \"|\"; a card line has two, before Setup: and "
                             "Challenge:");

@@ -612,6 +612,8 @@ static void errors_of_the_texts(void **state) {
         (void) state;
         expect_error("5 vp=1 moves=1 fingers=index\n", 1, 5, "setup: missing");
         expect_error("5 vp=1 moves=1 fingers=index | Setup: None.\n", 1, 5, "challenge: missing");
+        expect_error("5 vp=1 moves=1 fingers=index | Challenge: x\n", 1, 5,
+                     "setup: missing; the part begins \"Setup:\"");
         expect_error("5 vp=1 moves=1 fingers=index | None. | Challenge: x\n", 1, 5,
                      "setup: missing; the part begins \"Setup:\"");
         expect_error("5 vp=1 moves=1 fingers=index | Setup: None. | Goal: x\n", 1, 5,
