@@ -536,8 +536,9 @@ static int crazy_press(struct play *p, int64_t now_us, FILE *out) {
                 case ACT_BUTTON:
                         snprintf(s->pressed, sizeof s->pressed, "%s", a.handle);
                         r = press_line(out, s->pad, a.button);
-                        log_info("match %lld: %s answers %s after %" PRId64 " ms", (long long) p->match, s->name,
-                                 button_words[a.button], a.reaction_us / USEC_PER_MSEC);
+                        log_info("match %lld: %s %s %s after %" PRId64 " ms", (long long) p->match, s->name,
+                                 a.button == BTN_SHOUT ? "shouts" : "answers", button_words[a.button],
+                                 a.reaction_us / USEC_PER_MSEC);
                         break;
                 case ACT_SLAP:
                         r = press_line(out, s->slap, 0);
