@@ -97,7 +97,8 @@ static void usage(FILE *f) {
                 "Runs until a signal stops it; exit status 1 when stdout is closed (padsim\n"
                 "gone), 64 for a bad option.  Manual: docs/bots.md.\n",
                 PROTO_ADDR_MAX, HUMAN_MEDIAN_MS, HUMAN_SIGMA, HUMAN_MIN_MS, HUMAN_MAX_MS, HUMAN_ERROR_PCT,
-                HUMAN_SLAP_MEDIAN_MS, HUMAN_SLAP_SIGMA, HUMAN_SLAP_MIN_MS, HUMAN_SLAP_MAX_MS, HUMAN_FALSE_SHOUT_PCT, DEFAULT_BETWEEN_MS);
+                HUMAN_SLAP_MEDIAN_MS, HUMAN_SLAP_SIGMA, HUMAN_SLAP_MIN_MS, HUMAN_SLAP_MAX_MS, HUMAN_FALSE_SHOUT_PCT,
+                DEFAULT_BETWEEN_MS);
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
