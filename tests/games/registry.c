@@ -6,11 +6,13 @@
 
 #include "engine/crash_pilot.h"
 #include "engine/crazy_pilot.h"
+#include "engine/pitch_fleet.h"
 #include "reflex.h"
 
 const struct eng_game *const eng_games[] = {
         &cp_game,
         &cz_game,
+        &pf_game,
         &rx_game,
         NULL,
 };

@@ -45,6 +45,7 @@
 #include "engine/crazy_pilot.h"
 #include "engine/engine.h"
 #include "engine/log.h"
+#include "engine/pitch_fleet.h"
 #include "engine/rng.h"
 #include "tests/games/reflex.h"
 #include "test_engine_json.h"
@@ -894,6 +895,52 @@ static void cz_driver(uint64_t seed, struct counts *total) {
         free(run);
 }
 
+/* Pitch Fleet's random legal referee (pf_sim_match): whole races of 2 to
+ * 6 players (advanced cards off, mixed or only) with charging draws used
+ * and kept, restarts, fouls and refused reports, and solo games. */
+struct pf_run {
+        struct audit *a;
+        struct pf_state prev;
+};
+
+static int pf_step(void *ctx, const struct pf_state *st, const struct eng_input *in, const struct eng_out *out) {
+        struct pf_run *run = ctx;
+
+        audit_state(run->a, &run->prev);
+        audit_input(run->a, in, out, st, plain_apply, (void *) &pf_game);
+        run->prev = *st;
+        return 0;
+}
+
+static void pf_driver(uint64_t seed, struct counts *total) {
+        struct eng_rng pick;
+        struct pf_sim_params params;
+        struct eng_config cfg;
+        struct pf_run *run = malloc(sizeof *run);
+        struct pf_state *st = malloc(sizeof *st);
+        struct audit a;
+        unsigned n_seats;
+        uint64_t match_seed;
+
+        assert_non_null(run);
+        assert_non_null(st);
+        eng_rng_seed(&pick, seed);
+        n_seats = pf_game.min_seats + (unsigned) eng_rng_below(&pick, pf_game.max_seats - pf_game.min_seats + 1);
+        match_seed = eng_rng_next(&pick);
+        eng_config_defaults(&pf_game, &cfg);
+        cfg.v[PF_SLOT_ADVANCED] = (int64_t) eng_rng_below(&pick, PF_ADVANCED_ONLY + 1);
+        pf_sim_params_default(&params);
+        audit_open(&a, &pf_game, n_seats, seed, "pf_sim_match");
+        run->a = &a;
+        /* pf_sim_match creates the match the same way first. */
+        assert_int_equal(pf_game.create(&run->prev, &cfg, NULL, n_seats, match_seed), 0);
+        assert_int_equal(pf_sim_match(st, &cfg, n_seats, match_seed, seed, &params, NULL, 0, pf_step, run, NULL), 0);
+        check_view_keys(&a, st);
+        audit_close(&a, total);
+        free(st);
+        free(run);
+}
+
 /* Reflex Duel (tests/games/reflex.h) played as a table would: long
  * matches (up to 20 points, many ties and false starts, rare ends), so
  * that decks run out and are reshuffled, with pauses, timeouts, awards and
@@ -1003,6 +1050,7 @@ static const struct {
 } drivers[] = {
         { "crash-pilot", cp_driver },
         { "crazy-pilot", cz_driver },
+        { "pitch-fleet", pf_driver },
         { "reflex", rx_driver },
 };
 
