@@ -1,4 +1,5 @@
-/* bench_engine — the Crash Pilot and Crazy Pilot engines on one core.
+/* bench_engine — the Crash Pilot, Crazy Pilot and Pitch Fleet engines on
+ * one core.
  *
  *   - simulated full matches per second: bots play whole matches (ties,
  *     wrong calls, expiries, voids, pauses included) through the real
@@ -6,7 +7,11 @@
  *   - replay time of a 10,000-input log: what a restart costs per match;
  *   - Crazy Pilot: simulated whole matches per second (bots at 2 to 6
  *     seats resolving their piles at once, shouts, slap races, missed
- *     slaps, resumes; 2 players send and cover cards).
+ *     slaps, resumes; 2 players send and cover cards);
+ *   - Pitch Fleet: referee reports previewed and applied per second (each
+ *     input of recorded 6-player games of the random legal referee applied
+ *     to a copy of the state, as a referee's preview is, then to the state
+ *     itself), and the replay of a whole 6-player game (eng_replay).
  *
  * Reference in the same run: the same number of inputs copied with memcpy
  * (the cost of merely touching the log), so the replay figure reads as a
@@ -21,9 +26,12 @@
 #include "engine/crazy_pilot.h"
 #include "engine/engine.h"
 #include "engine/log.h"
+#include "engine/pitch_fleet.h"
 
 #define MATCHES         20000
 #define CZ_MATCHES      5000
+#define PF_GAMES        200
+#define PF_LOG_CAP      4096
 #define LOG_TARGET      10000
 #define LOG_CAP         100000
 
@@ -153,6 +161,63 @@ int main(void) {
                        CZ_MATCHES, t1 - t0, CZ_MATCHES / (t1 - t0), (double) cz_inputs / CZ_MATCHES,
                        cz_inputs / (t1 - t0) / 1e6, cz->state_size);
                 free(czst);
+        }
+        /* Pitch Fleet: a referee's reports previewed and applied; a whole
+         * 6-player game replayed. */
+        {
+                const struct eng_game *pf = eng_game_find("pitch-fleet");
+                struct pf_sim_params pfp;
+                struct pf_sim_stats pfs;
+                struct eng_config pfc;
+                struct eng_out out;
+                void *live = pf ? malloc(pf->state_size) : NULL, *view = pf ? malloc(pf->state_size) : NULL;
+                struct eng_input *pflog = calloc(PF_LOG_CAP, sizeof *pflog);
+                struct eng_record *pfrec = calloc(PF_LOG_CAP, sizeof *pfrec);
+                size_t reports = 0, replays = 0, replayed = 0;
+                double preview_s = 0, replay_s = 0;
+
+                if (!live || !view || !pflog || !pfrec)
+                        return 1;
+                eng_config_defaults(pf, &pfc);
+                pf_sim_params_default(&pfp);
+                for (unsigned m = 0; m < PF_GAMES; m++) {
+                        struct eng_setup pfsetup = { .game = pf, .cfg = &pfc, .n_seats = 6, .seed = m };
+                        size_t pfrefused = 0;
+
+                        if (pf_sim_match(live, &pfc, 6, m, m * 7919u, &pfp, pflog, PF_LOG_CAP, NULL, NULL, &pfs) < 0) {
+                                fprintf(stderr, "pitch-fleet game %u failed\n", m);
+                                return 1;
+                        }
+                        /* Each report: previewed on a copy, then applied. */
+                        pf->create(live, &pfc, NULL, 6, m);
+                        t0 = now_s();
+                        for (size_t i = 0; i < pfs.inputs; i++) {
+                                memcpy(view, live, pf->state_size);
+                                pf->apply(view, &pflog[i], &out);
+                                pf->apply(live, &pflog[i], &out);
+                                pfrec[i] = (struct eng_record) { .in = pflog[i], .refusal = out.refusal };
+                        }
+                        preview_s += now_s() - t0;
+                        reports += pfs.inputs;
+                        t0 = now_s();
+                        if (eng_replay(&pfsetup, view, pfrec, pfs.inputs, &pfrefused) < 0 ||
+                            pf->hash(view) != pf->hash(live)) {
+                                fprintf(stderr, "pitch-fleet game %u: the replay differs\n", m);
+                                return 1;
+                        }
+                        replay_s += now_s() - t0;
+                        replays++;
+                        replayed += pfs.inputs;
+                }
+                printf("pitch fleet, referee reports previewed and applied: %.0f reports/s on one core "
+                       "(%zu reports of %u 6-player games, a %zu-byte state copied for each preview)\n",
+                       reports / preview_s, reports, PF_GAMES, pf->state_size);
+                printf("pitch fleet, replay of a whole 6-player game: %.3f ms (%.0f inputs a game), hash equals "
+                       "the live one\n", replay_s / replays * 1e3, (double) replayed / replays);
+                free(live);
+                free(view);
+                free(pflog);
+                free(pfrec);
         }
         free(state);
         free(log);
