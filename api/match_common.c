@@ -67,6 +67,17 @@ bool api_match_may_see_seat(struct api_request *req, int64_t id, int seat) {
         return false;
 }
 
+/* {refusal: count} of the live match's refused inputs; {} when none. */
+static json_t *refused_json(const struct match *m) {
+        json_t *j = json_object();
+
+        for (size_t k = 0; j && k < sizeof m->refused / sizeof m->refused[0]; k++)
+                if (m->refused[k])
+                        json_object_set_new(j, eng_refusal_name((enum eng_refusal) k),
+                                            json_integer((json_int_t) m->refused[k]));
+        return j;
+}
+
 /* The stored row, plus the live engine's view while the match is live. */
 json_t *api_match_resource(struct matches *reg, json_t *row) {
         json_t *j = json_deep_copy(row);
@@ -82,6 +93,7 @@ json_t *api_match_resource(struct matches *reg, json_t *row) {
                                                      ? json_string(m->game->game_pause(m->state)) : json_null());
                 json_object_set_new(j, "ignored_presses", json_integer((json_int_t) m->ignored_presses));
                 json_object_set_new(j, "unrouted_presses", json_integer((json_int_t) m->unrouted_presses));
+                json_object_set_new(j, "refused_inputs", refused_json(m));
                 if (!m->aborted && m->game->result(m->state, &res) == 0)
                         json_object_set_new(j, "result", match_json_result(m->game, m->state, &res));
         } else {

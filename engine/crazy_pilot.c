@@ -934,7 +934,7 @@ static enum eng_refusal do_shout(struct cz_state *st, int s, struct press pr, in
                 r->started_us = now;
                 r->deadline_us = pr.us + st->deadline_us;
                 st->phase = CZ_PHASE_RACE;
-                st->wake_us = r->deadline_us + CZ_DELIVERY_US;
+                st->wake_us = r->deadline_us;
                 if (st->wake_us < now)
                         st->wake_us = now;
                 st->races++;

@@ -57,10 +57,6 @@
 #define CZ_RESUME_MIN_MS        1000
 #define CZ_RESUME_MAX_MS        120000
 #define CZ_RESUME_DEFAULT_MS    10000
-/* A slap pressed before the slap deadline is still taken this long after
- * it (the press stream hands presses over after a settle window of a few
- * ms; docs/games/crazy-pilot.md, "The slap deadline"). */
-#define CZ_DELIVERY_US          INT64_C(50000)
 
 #define CZ_DATA_CARDS           0       /* the "cards" data file's index */
 

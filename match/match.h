@@ -246,6 +246,10 @@ struct match {
         struct event *judge_timer;      /* the judge's wake-up */
         uint64_t ignored_presses;       /* from its pads, routed but making no input */
         uint64_t unrouted_presses;      /* from its pads, that no route takes */
+        /* Inputs of its log the engine refused, by refusal (match_log_push
+         * counts them, live or replayed): a resolution pressed after a
+         * game's pause began, a call too late, … */
+        uint64_t refused[ENG_REFUSED_UNSUPPORTED + 1];
         struct match_held *held;        /* presses of the judge's window whose ACK waits */
         size_t n_held;                  /* (JUDGE_MAX_PRESSES of room) */
         struct match_held *timed;       /* timed presses waiting for the ordered stream */

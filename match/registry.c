@@ -195,6 +195,8 @@ int match_log_push(struct match *m, const struct eng_input *in, enum eng_refusal
                 m->log_cap = cap;
         }
         m->log[m->n_log++] = (struct eng_record) { .in = *in, .refusal = refusal };
+        if (refusal != ENG_ACCEPTED && (unsigned) refusal < sizeof m->refused / sizeof m->refused[0])
+                m->refused[refusal]++;
         return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/loop.h"
 #include "common/time.h"
+#include "hardware/padbus.h"
 #include "match/json.h"
 #include "store/spool.h"
 #include "store/spool_writer.h"
@@ -387,15 +388,32 @@ int match_submit(struct match *m, struct eng_input *in, enum match_source source
 
 /* ---- timers ---------------------------------------------------------------- */
 
+/* Whether the game turns pad presses into timed press inputs. */
+static bool takes_timed_presses(const struct eng_game *g) {
+        for (size_t i = 0; i < g->n_routes; i++)
+                if (g->routes[i].kind == ENG_ROUTE_PRESS)
+                        return true;
+        return false;
+}
+
 /* When the pending wake-up is due, in match time: the engine's, or a
  * provisional result's confirm timeout (from the input that finished it:
- * the last accepted one); ENG_NEVER for none. */
+ * the last accepted one); ENG_NEVER for none.  A game that takes timed
+ * presses gets its wake-up once the pad driver's settle window has passed
+ * after it: every press made before the deadline has then been handed over
+ * (padbus_effective_settle_us), so the log's order puts it before the
+ * timer (a slap pressed just in time is in time, whatever the window). */
 static int64_t due_us(const struct match *m, bool *ret_confirm) {
         enum eng_log_phase phase = match_phase(m);
+        int64_t wake;
 
         *ret_confirm = false;
-        if (phase == ENG_LOG_OPEN)
-                return m->game->wake_us(m->state);
+        if (phase == ENG_LOG_OPEN) {
+                wake = m->game->wake_us(m->state);
+                if (wake != ENG_NEVER && m->reg->pads && takes_timed_presses(m->game))
+                        wake += padbus_effective_settle_us(m->reg->pads);
+                return wake;
+        }
         if (phase == ENG_LOG_PROVISIONAL && m->confirm_timeout_us > 0)
                 for (size_t i = m->n_log; i-- > 0;)
                         if (m->log[i].refusal == ENG_ACCEPTED) {

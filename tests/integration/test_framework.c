@@ -458,6 +458,9 @@ static void inputs_by_name_and_the_referees_preview(void **state) {
         json_decref(log);
         json_t *m = match_of(id);
         assert_int_equal(score_of(m, 2), 0);
+        /* the two inputs the engine refused (409) are logged and counted */
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(m, "refused_inputs"), "invalid")), 2);
+        assert_int_equal(json_object_size(json_object_get(m, "refused_inputs")), 1);
         json_decref(m);
 
         /* confirmed: stored, published, explained */
