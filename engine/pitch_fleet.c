@@ -1528,8 +1528,9 @@ static enum eng_refusal do_end_turn(struct pf_state *st, const struct eng_input 
         return ENG_ACCEPTED;
 }
 
-/* Decision "fouls": the attempt is void, every object back where it was
- * before it (a pre-move's beam stays), the card spent, nothing scored. */
+/* Decision "fouls": the attempt is void, every ship and beam back where it
+ * was before the pick (its pre-move undone too), the card spent, nothing
+ * scored. */
 static enum eng_refusal do_foul(struct pf_state *st, const struct eng_input *in, struct eng_out *out) {
         struct pf_turn *t = &st->turn;
         enum eng_refusal r = running(st);
@@ -1544,6 +1545,7 @@ static enum eng_refusal do_foul(struct pf_state *st, const struct eng_input *in,
                 return ENG_REFUSED_STATE;
         undo_attempt(st);
         memcpy(st->ships, t->before, sizeof st->ships);
+        st->beams = t->beams_before;
         eng_out_push(out, &pf_ev_foul_called, st->current_seat, in->time_us);
         end_turn(st, in->time_us, out);
         return ENG_ACCEPTED;

@@ -1653,6 +1653,11 @@ static void decision_a_foul_voids_the_attempt_and_spends_the_card(void **state) 
         assert_int_equal(M->st.discard[M->st.discard_n - 1], c);
         assert_int_not_equal(cur(M), me);
         assert_int_equal(act(M, PF_ACTION_FOUL, 0), ENG_REFUSED_STATE);        /* nothing to void */
+        /* A pre-move is undone too: B4's beam leaves with the foul. */
+        pick_kind(M, PF_CARD_B4);
+        assert_int_equal(M->st.beams, 1);
+        assert_int_equal(act(M, PF_ACTION_FOUL, 0), ENG_ACCEPTED);
+        assert_int_equal(M->st.beams, 0);
 }
 
 static void decision_ambiguous_card_readings(void **state) {
