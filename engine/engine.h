@@ -225,7 +225,9 @@ enum eng_input_kind {
 };
 
 /* Who may send an input. */
-#define ENG_FROM_SEAT           1u      /* the seat itself (its pads, its station's token) */
+#define ENG_FROM_SEAT           1u      /* the seat itself (its pads, its station's token);
+                                         * sent by a seat, even an input that is not seated
+                                         * carries that seat, not ENG_SEAT_TABLE */
 #define ENG_FROM_REFEREE        2u      /* a referee (REST, the referee keypad) */
 #define ENG_FROM_RUNTIME        4u      /* only the runtime makes it (timers, the judge) */
 

@@ -91,7 +91,8 @@ int match_json_input_from(const struct eng_game *g, json_t *j, struct eng_input 
  * their default (ENG_ABSENT where the runtime fills them in: a call's
  * window and press time); seq and time_us are the runtime's.  seat_fixed
  * >= 0 is the seat a seat token speaks for: "seat" may then be left out
- * and, if given, must be it.  0 with *ret, or -EINVAL naming the member
+ * and, if given, must be it; an input that acts for the table, sent by a
+ * seat's token, carries that seat too (the engine knows who spoke).  0 with *ret, or -EINVAL naming the member
  * (an unknown kind lists the game's inputs). */
 int match_json_input_request(const struct eng_game *g, json_t *body, int seat_fixed, struct eng_input *ret,
                              struct eng_error *ret_err);

@@ -210,6 +210,11 @@ int match_json_input_request(const struct eng_game *g, json_t *body, int seat_fi
                 }
         } else if (v && !json_is_null(v)) {
                 return eng_error_set(ret_err, "seat", "a %s input acts for the table, not a seat", def->name);
+        } else if (seat_fixed >= 0 && (def->from & ENG_FROM_SEAT)) {
+                /* A seat's token speaks as its seat, even for an input
+                 * that acts for the table: the engine knows who spoke
+                 * (Crazy Pilot's drive: only the shouter may). */
+                in.seat = seat_fixed;
         }
         int64_t *at = in.arg;
         for (size_t i = 0; i < def->n_fields; i++) {

@@ -1039,12 +1039,43 @@ static void the_bots_play_two_players(void **state) {
         free(bots_log);
 }
 
+/* A seat's token speaks as its seat even for drive, an input of the table:
+ * another seat's station cannot resume play after a race; the shouter's
+ * can, and a referee's resumes it for the table. */
+static void drive_speaks_for_the_seat_that_sends_it(void **state) {
+        struct game g;
+        char path[96];
+        (void) state;
+
+        game_start(&g, 3, 7, "{}");
+        snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) g.id);
+        json_decref(post_json(path, g.tokens[1], "{\"kind\": \"shout\"}", 200));
+        json_decref(post_json(path, g.tokens[2], "{\"kind\": \"slap\"}", 200));
+        json_decref(post_json(path, g.tokens[3], "{\"kind\": \"slap\"}", 200));
+        next_event(&g, "zombie_checked", NULL);
+        json_t *p = post_json(path, g.tokens[2], "{\"kind\": \"drive\"}", 409);
+        assert_string_equal(json_string_value(json_object_get(p, "refusal")), "not allowed");
+        json_decref(p);
+        snprintf(path, sizeof path, "/v1/matches/%lld", (long long) g.id);
+        json_t *m = get_json(path, referee_token);
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(m, "refused_inputs"), "not allowed")), 1);
+        json_decref(m);
+        snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) g.id);
+        json_decref(post_json(path, g.tokens[1], "{\"kind\": \"drive\"}", 200));
+        const struct event *e = next_event(&g, "play_resumed", NULL);
+        assert_string_equal(json_string_value(json_object_get(e->data, "by")), "shouter");
+        snprintf(path, sizeof path, "/v1/matches/%lld/abort", (long long) g.id);
+        json_decref(post_json(path, referee_token, "{}", 200));
+        game_done(&g);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(two_players),
                 cmocka_unit_test(four_players),
                 cmocka_unit_test(six_players_and_a_restart),
                 cmocka_unit_test(the_bots_play_two_players),
+                cmocka_unit_test(drive_speaks_for_the_seat_that_sends_it),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -26,6 +26,7 @@
 
 #include "match/json.h"
 #include "engine/crash_pilot.h"
+#include "engine/crazy_pilot.h"
 #include "engine/rng.h"
 
 #define ELEMENTSOF(a)           (sizeof(a) / sizeof((a)[0]))
@@ -2060,6 +2061,12 @@ static void input_request_fills_the_defaults(void **state) {
                   { .seat = ENG_SEAT_TABLE, .kind = ENG_IN_VOID, .void_ = { .target = 5 } } },
                 { NULL, "{\"kind\": \"void_call\"}", -1,
                   { .seat = ENG_SEAT_TABLE, .kind = ENG_IN_ACTION, .action = CP_ACTION_VOID_CALL } },
+                /* an input of the table that a seat may send: a seat's token
+                 * speaks as its seat (Crazy Pilot's drive), a referee for the table */
+                { &cz_game, "{\"kind\": \"drive\"}", 2,
+                  { .seat = 2, .kind = ENG_IN_ACTION, .action = CZ_ACTION_DRIVE } },
+                { &cz_game, "{\"kind\": \"drive\"}", -1,
+                  { .seat = ENG_SEAT_TABLE, .kind = ENG_IN_ACTION, .action = CZ_ACTION_DRIVE } },
                 /* a press: the uncertainty's default is 0, the times the runtime's */
                 { &tg_game, "{\"kind\": \"press\", \"seat\": 1, \"role\": \"slap\", \"button\": 2}", -1,
                   { .seat = 0, .kind = ENG_IN_PRESS,
