@@ -1785,6 +1785,40 @@ static void decision_a_referee_keypad_for_the_frequent_steps(void **state) {
         assert_null(eng_route_find(&pf_game, ENG_ROLE_BUTTONS, 0));    /* no seat routes */
 }
 
+static void decision_short_piles_when_the_deck_and_discards_run_out_and_turns_pass(void **state) {
+        struct pf_state *st = &M->st;
+        struct pf_seat *keeper = &st->seats[0];
+        unsigned piles = 0;
+
+        (void) state;
+        race(M, 2, 320);
+        for (unsigned t = 0; t < 5; t++)
+                quiet_turn(M);
+        /* Rig: every card of the deck and all discards but two are kept
+         * face down (with their VP, so that the terms still sum). */
+        while (st->deck_n)
+                keeper->kept[keeper->n_kept++] = st->deck[--st->deck_n];
+        while (st->discard_n > 2)
+                keeper->kept[keeper->n_kept++] = st->discard[--st->discard_n];
+        keeper->score += keeper->n_kept / 2 - keeper->terms[PF_TERM_CHARGING_KEPT];
+        keeper->terms[PF_TERM_CHARGING_KEPT] = keeper->n_kept / 2;
+        check(M);
+        quiet_turn(M);
+        assert_int_equal(st->stage, 2);
+        for (int s = 0; s < 2; s++)
+                piles += st->seats[s].pile.n;
+        assert_int_equal(piles, 3);             /* the three discards, reshuffled */
+        /* Round 1: two turns; round 2: one card, the other player passes;
+         * round 3: no card, both pass; the next stage comes. */
+        quiet_turn(M);
+        quiet_turn(M);
+        assert_int_equal(st->round, 2);
+        quiet_turn(M);
+        assert_int_equal(st->stage, 3);
+        assert_int_equal(st->round, 1);
+        assert_int_equal(st->phase, PF_PHASE_PICK);
+}
+
 /* ====================================================================
  * The framework's properties.
  * ==================================================================== */
@@ -2116,6 +2150,7 @@ int main(void) {
                 T(decision_pending_changes_shown_before_end_turn),
                 T(decision_the_drawn_card_is_seen_by_its_seat_only),
                 T(decision_a_referee_keypad_for_the_frequent_steps),
+                T(decision_short_piles_when_the_deck_and_discards_run_out_and_turns_pass),
                 T(game_tables_pass_eng_game_check),
                 T(slots_agree_with_the_schema),
                 T(property_vp_never_negative_cards_conserved_stages_and_every_game_ends),
