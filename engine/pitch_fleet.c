@@ -1750,13 +1750,13 @@ static int64_t pf_wake_us(const void *state) {
  *   owner, its position, bool on_goal; per stage so far each seat's i8
  *   team; u8 deck_n and the deck, u8 discard_n and the discards; per seat
  *   i32 score and each term, bool restart_card, u8 n_kept and the kept
- *   cards, i8 ship, the pile (u8 n, bool up, its cards); the turn (PICK ..
- *   CHARGE: u8 forced, card; i8 ship; the began position; every ship's
- *   before position; u8 beams_before; DECIDE and CHARGE: the report (u8
+ *   cards, i8 ship, the pile (u8 n, bool up, its cards); the turn (PICK:
+ *   u8 forced; SHOT .. CHARGE: u8 card; i8 ship; the began position; every
+ *   ship's before position; u8 beams_before; DECIDE and CHARGE: the report (u8
  *   outbound, bools stacked, collided, springboard_failed, u8 n_at and the
  *   locations, u8 knocked, the 6 knocked_at, u8 beams_knocked), bools
  *   charge_due, kept, record_due, u8 drawn, u8 n_pending and the changes;
- *   bool made_any); u8 n_last and the changes;
+ *   PICK .. CHARGE: bool made_any); u8 n_last and the changes;
  *   solo: u8 solo_n, solo_pos, vp_left and the dealt order; u8 n_done and
  *   each (number, result, vp); i32 score and each term; u8 n_last and the
  *   changes. */
@@ -1861,8 +1861,9 @@ static uint64_t pf_hash(const void *state) {
                 eng_hash_bool(&h, p->pile.up);
                 eng_hash_bytes(&h, p->pile.cards, p->pile.n);
         }
-        if (st->phase >= PF_PHASE_PICK && st->phase <= PF_PHASE_CHARGE) {
+        if (st->phase == PF_PHASE_PICK)
                 eng_hash_u8(&h, t->forced);
+        if (st->phase >= PF_PHASE_SHOT && st->phase <= PF_PHASE_CHARGE) {
                 eng_hash_u8(&h, t->card);
                 eng_hash_u8(&h, (uint8_t) t->ship);
                 hash_pos(&h, &t->began);
@@ -1887,8 +1888,9 @@ static uint64_t pf_hash(const void *state) {
                         for (unsigned i = 0; i < t->n_pending; i++)
                                 hash_change(&h, &t->pending[i]);
                 }
-                eng_hash_bool(&h, t->made_any);
         }
+        if (st->phase >= PF_PHASE_PICK && st->phase <= PF_PHASE_CHARGE)
+                eng_hash_bool(&h, t->made_any);
         eng_hash_u8(&h, st->n_last);
         for (unsigned i = 0; i < st->n_last; i++)
                 hash_change(&h, &st->last[i]);

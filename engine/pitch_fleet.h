@@ -3,7 +3,7 @@
  * stage, a power deck, and a solo mode of challenge cards.
  *
  * The rules are the Pitch Fleet rulebook (docs/games/pitch-fleet.md, clause
- * by clause F1..F40, power card by power card B1..B10 and A1..A5); every
+ * by clause F1..F60, power card by power card B1..B10 and A1..A5); every
  * clause is implemented in pitch_fleet.c and has a test named after it in
  * tests/unit/test_pitch_fleet.c.  Where the rulebook is silent or assumes a
  * physical table, docs/games/pitch-fleet.md records what we decided and
@@ -51,7 +51,7 @@
  *     VP left on the face-up one is 1..its VP.
  *
  * Ownership: struct pf_state is plain data (engine.h, "Ownership"), about
- * 30 KB with its parsed challenge catalogue; the caller allocates it
+ * 28 KB with its parsed challenge catalogue; the caller allocates it
  * (pf_game.state_size) and frees nothing.
  */
 #ifndef ARBITER_ENGINE_PITCH_FLEET_H
@@ -79,7 +79,8 @@
 #define PF_MAX_DECK             (PF_N_CARDS * PF_MAX_COPIES)
 /* Score changes one attempt may make (pf_pending): see pitch_fleet.c. */
 #define PF_MAX_PENDING          24
-/* Score changes kept for the view's last_turn. */
+/* Score changes kept for the view's last_turn (a turn of many charge uses
+ * may make more: the view shows the first PF_MAX_LAST). */
 #define PF_MAX_LAST             32
 #define PF_NO_CARD              0xff
 #define PF_NO_SHIP              (-1)
@@ -351,9 +352,9 @@ extern const struct eng_game pf_game;
 /* Stages of a race of n_seats players: planet cards − 1 (0 outside 2..6). */
 unsigned pf_stages_for(unsigned n_seats);
 
-/* The ship of team card k (0 first) dealt among n_seats players, and how
- * many team cards n_seats players use of each team (the decision "teams by
- * player count": 1v1, 2v1, 2v2, 3v2, 3v3). */
+/* How many team cards of team (enum pf_team) n_seats players use — the
+ * decision "teams by player count": 1v1, 2v1, 2v2, 3v2, 3v3, red taking the
+ * odd player; they are team's ships 1.. (red_1, red_2, …).  0 outside 2..6. */
 unsigned pf_team_size(unsigned n_seats, unsigned team);
 
 /* A card's handle in this match, and the card a handle names (-ENOENT for
