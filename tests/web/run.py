@@ -23,6 +23,7 @@ import crash_pilot as cp
 import crazy_pilot as cz
 import checks
 import tourney as tn
+import pitch_fleet as pf
 
 results = []
 
@@ -1012,6 +1013,12 @@ def the_tournament_page_recovers_after_the_daemon_restarts(w):
               "the winner of W1-2 in the winners final")
     wait_bracket_as_served(b, d, t, 2)
     assert b.js("return window.notReloaded === true;"), "the page was reloaded"
+
+
+# ---- Pitch Fleet (tests/web/pitch_fleet.py) ----
+
+for _fn in pf.tests(need_game=need_game, wait_outcome=wait_outcome, checks=checks, Skip=Skip):
+    test(_fn)
 
 
 # ---- the run -----------------------------------------------------------------

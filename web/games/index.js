@@ -6,4 +6,5 @@
 export const modules = {
   "crash-pilot": () => import("./crash-pilot/index.js"),
   "crazy-pilot": () => import("./crazy-pilot/index.js"),
+  "pitch-fleet": () => import("./pitch-fleet/index.js"),
 };

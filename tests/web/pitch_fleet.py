@@ -1,0 +1,289 @@
+"""tests/web/pitch_fleet.py — Pitch Fleet in the browser tests: a referee
+plays a turn through the console (the card and the ship picked, the shot
+reported by tapping the board picture, the changes previewed rule by rule,
+then sent) while a table display shows the new scores and the
+explanation; a charging satellite's draw kept, then used, from the
+console; a solo game's challenge on the table display and the referee's
+console, the rest played over REST, and its evaluation at the end.
+
+run.py registers these tests (tests(...) hands them its helpers).  Every
+wait is for the page or the view to say what the test waits for.
+ARBITER_WEB_SHOTS=DIR keeps a screenshot of each page looked at (while
+working on the module)."""
+import os
+
+from harness import wait_for
+
+H = {}
+
+# Cards whose pick needs a pre-move field (docs/games/pitch-fleet.md,
+# "Inputs"), or whose shot is not a plain shot: the tests pick others.
+PLAIN = {"B1", "B2", "B3", "B5", "B7", "B8", "B9"}
+
+
+def tests(**helpers):
+    """The tests, in order; helpers: need_game, wait_outcome, checks, Skip."""
+    H.update(helpers)
+    return [the_referee_plays_a_pitch_fleet_turn_and_the_table_shows_it,
+            a_pitch_fleet_charging_draw_is_kept_then_used_from_the_console,
+            a_pitch_fleet_solo_game_shows_its_challenge_and_its_evaluation]
+
+
+def shot(b, name):
+    d = os.environ.get("ARBITER_WEB_SHOTS")
+    if d:
+        os.makedirs(d, exist_ok=True)
+        b.d.save_screenshot(os.path.join(d, f"pitch-fleet-{name}.png"))
+
+
+def no_module_errors(b):
+    bad = [e["message"] for e in b.d.get_log("browser") if e["level"] == "SEVERE" and "pitch-fleet" in e["message"]]
+    assert not bad, bad
+
+
+# ---- REST, as a referee -------------------------------------------------------
+
+def ref_view(d, ref, m):
+    return d.get(f"/v1/matches/{m}/referee", ref)["view"]
+
+
+def public_view(d, m):
+    return d.get(f"/v1/matches/{m}")["view"]
+
+
+def send(d, ref, m, kind, **fields):
+    return d.post(f"/v1/matches/{m}/inputs", {"kind": kind, **fields}, ref)
+
+
+def wait_phase(d, ref, m, phases):
+    return wait_for(lambda: (lambda v: v if v["phase"] in phases else None)(ref_view(d, ref, m)),
+                    f"match {m} to be in phase {phases}")
+
+
+def plain_card(v):
+    """A face-up card that needs no pre-move."""
+    for p in v["piles"]:
+        if p["top"] and p["top"]["code"] in PLAIN:
+            return p["top"]
+    raise AssertionError(f"no plain face-up card in {[p['top'] for p in v['piles']]}")
+
+
+def goal_location(v, kind):
+    board = next(b for b in v["layout"] if b["planet"] == v["goal_planet"])
+    return next(l for l in board["locations"] if l["kind"] == kind)
+
+
+def seat_of(v, seat):
+    return next(s for s in v["seats"] if s["seat"] == seat)
+
+
+def open_console(w, m):
+    b = w.browser
+    b.open(f"{w.url}/referee?match={m}")
+    b.d.find_element("id", "token-input").send_keys(w.referee)
+    b.click("#token-form button")
+    b.wait_js("return document.querySelector('#steps.pf-referee .pf-ref-head');", "Pitch Fleet's turn in the console")
+
+
+def confirm_proposal(b):
+    """The console's preview is up: Send it, and wait for it to be sent."""
+    H["wait_outcome"](b, "preview")
+    b.click_text("#proposal-body button", "Send")
+    H["wait_outcome"](b, "sent")
+
+
+def tap(b, selector):
+    """A real pointer tap on an element of the board picture."""
+    wait_for(lambda: b.d.find_element("css selector", selector).is_displayed(), f"{selector} on the picture")
+    b.d.find_element("css selector", selector).click()
+
+
+# ---- the tests ----------------------------------------------------------------
+
+def the_referee_plays_a_pitch_fleet_turn_and_the_table_shows_it(w):
+    b, d, ref = w.browser, w.daemon, w.referee
+    H["need_game"](w, "pitch-fleet")
+    m = w.match("pitch-fleet", ["Ana", "Ben", "Cy", "Dee"], seed=5)
+    b.new_tab()
+    b.open(f"{w.url}/table?match={m}")
+    display = b.d.current_window_handle
+    b.wait_js("return document.querySelector('.pf-table .pf-svg');", "the board picture on the table display")
+    b.d.switch_to.new_window("tab")
+    console = b.d.current_window_handle
+    open_console(w, m)
+    for form in ("pick", "shot", "end_turn", "restart", "charge", "foul"):
+        assert not b.js(f"return document.querySelector('form[data-input=\"{form}\"]');"), f"{form} is a generic form"
+    b.click("#start")
+    v = wait_phase(d, ref, m, ("pick",))
+    seat = v["current_seat"]
+    me = seat_of(v, seat)
+    card = plain_card(v)
+    # nine boards, every location of the layout drawn, the start and the goal marked
+    assert b.js("return document.querySelectorAll('#steps .pf-board').length;") == 0   # no picture before the pick
+    b.d.switch_to.window(display)
+    b.wait_js("return document.querySelectorAll('.pf-table .pf-board').length === 9;", "nine boards")
+    n_locs = sum(len(x["locations"]) for x in v["layout"])
+    assert b.js("return document.querySelectorAll('.pf-table .pf-loc').length;") == n_locs
+    assert b.js("return document.querySelector('.pf-table .pf-board[data-goal=\"true\"]').dataset.planet;") == v["goal_planet"]
+    assert b.js("return document.querySelector('.pf-table .pf-board[data-start=\"true\"]').dataset.planet;") == v["start_planet"]
+    assert b.js("return !!document.querySelector('.pf-table .pf-board[data-goal=\"true\"] .pf-bonus');"), "the 3 VP token on the goal"
+    b.wait_text(".pf-table .pf-state", f"Stage 1 of {v['stages']}, round 1 of 3")
+    b.wait_text(".pf-table .pf-piles", card["effect"])
+    b.d.switch_to.window(console)
+
+    # 1. the card (by the card) and the ship: the player's own, preselected
+    b.click(f"#steps .pf-card-button[data-handle=\"{card['handle']}\"]")
+    b.wait_js(f"return document.querySelector('#steps .pf-card-button[data-handle=\"{card['handle']}\"]').getAttribute('aria-pressed') === 'true';",
+              "the card chosen")
+    assert b.js(f"return document.querySelector('#steps .pf-ship-button[data-ship=\"{me['ship']}\"]').getAttribute('aria-pressed');") == "true"
+    shot(b, "pick")
+    b.click("#steps .pf-preview-pick")
+    H["wait_outcome"](b, "preview")
+    assert ref_view(d, ref, m)["phase"] == "pick", "a preview picked"
+    b.click_text("#proposal-body button", "Send")
+    H["wait_outcome"](b, "sent")
+    v = wait_phase(d, ref, m, ("shot",))
+    assert v["turn"]["card"]["handle"] == card["handle"] and v["turn"]["ship"] == me["ship"]
+
+    # 2. the shot, on the picture: the ship came to rest on the goal's VP satellite
+    sat = goal_location(v, "vp_satellite")
+    b.wait_js("return document.querySelectorAll('#steps .pf-report-picture .pf-board').length === 9;", "the picture to report on")
+    b.wait_js(f"return document.querySelector('#steps .pf-ship[data-ship=\"{me['ship']}\"]');", "the moved ship on the start")
+    tap(b, f"#steps .pf-loc[data-loc=\"{sat['id']}\"]")
+    b.wait_js(f"return document.querySelector('#steps .pf-loc[data-loc=\"{sat['id']}\"]').getAttribute('aria-pressed') === 'true';",
+              "the tapped satellite marked")
+    b.wait_text("#steps .pf-at", "satellite")
+    shot(b, "report")
+    b.click("#steps .pf-preview-shot")
+    H["wait_outcome"](b, "preview")
+    b.wait_text("#proposal-body", "shot")
+    b.click_text("#proposal-body button", "Send")
+    H["wait_outcome"](b, "sent")
+    v = wait_phase(d, ref, m, ("decide",))
+    pending = v["turn"]["pending"]
+    assert [(p["seat"], p["delta"], p["rule"]) for p in pending] == [(seat, sat["stars"], "vp_satellite")], pending
+
+    # 3. the changes rule by rule, then the turn ends
+    b.wait_text("#steps .pf-pending", f"+{sat['stars']} VP")
+    b.wait_text("#steps .pf-pending", pending[0]["why"])
+    assert b.js("return document.querySelector('#steps .pf-restart').disabled;") is False, "a restart is allowed"
+    b.d.switch_to.window(display)
+    b.wait_text(".pf-table .pf-pending", pending[0]["why"])
+    b.d.switch_to.window(console)
+    shot(b, "decide")
+    b.click("#steps .pf-end-turn")
+    confirm_proposal(b)
+    v = wait_for(lambda: (lambda x: x if x["current_seat"] != seat else None)(ref_view(d, ref, m)), "the next turn")
+    assert seat_of(v, seat)["score"] == 3 + sat["stars"]
+
+    # the table display: the new score and the last turn's explanation
+    b.d.switch_to.window(display)
+    b.wait_js(f"return document.querySelector('.pf-table tr[data-seat=\"{seat}\"] .pf-vp').innerText === arguments[0];",
+              "the new score on the table display", str(3 + sat["stars"]))
+    b.wait_text(".pf-table .pf-last", pending[0]["why"])
+    b.wait_text(".pf-table .pf-last", f"+{sat['stars']} VP")
+    b.wait_js(f"return document.querySelector('.pf-table .pf-ship[data-ship=\"{me['ship']}\"]');", "the ship on the picture")
+    b.wait_text(".pf-table .pf-state", f"{w.daemon.get(f'/v1/matches/{m}')['seats'][v['current_seat'] - 1]['name']}'s turn")
+    shot(b, "table")
+    problems = b.js(H["checks"].LABELS_JS) + b.js(H["checks"].CONTRAST_JS, 4.5)
+    assert not problems, problems
+    b.d.switch_to.window(console)
+    problems = b.js(H["checks"].LABELS_JS)
+    assert not problems, problems
+    no_module_errors(b)
+    d.post(f"/v1/matches/{m}/abort", {}, ref)
+
+
+def a_pitch_fleet_charging_draw_is_kept_then_used_from_the_console(w):
+    b, d, ref = w.browser, w.daemon, w.referee
+    H["need_game"](w, "pitch-fleet")
+    m = w.match("pitch-fleet", ["Eve", "Fin"], seed=7)
+    w.start(m)
+    b.new_tab()
+    open_console(w, m)
+
+    def to_charge():
+        v = wait_phase(d, ref, m, ("pick",))
+        me = seat_of(v, v["current_seat"])
+        send(d, ref, m, "pick", card=plain_card(v)["handle"], ship=me["ship"])
+        charge = goal_location(v, "charging_satellite")
+        send(d, ref, m, "shot", at=[charge["id"]])
+        return wait_phase(d, ref, m, ("charge",)), me
+
+    # keep: the drawn card face down, the turn scored
+    v, me = to_charge()
+    drawn = v["referee"]["drawn"]
+    b.wait_js(f"return document.querySelector('#steps .pf-charge .pf-card[data-handle=\"{drawn['handle']}\"]');", "the drawn card")
+    b.wait_text("#steps .pf-charge", drawn["effect"])
+    assert b.js("return document.querySelector('#steps .pf-end-turn').disabled;"), "end_turn before the draw is answered"
+    shot(b, "charge")
+    b.click("#steps .pf-keep")
+    confirm_proposal(b)
+    v = wait_phase(d, ref, m, ("decide",))
+    assert seat_of(v, me["seat"])["kept"] == 1
+    b.click("#steps .pf-end-turn")
+    confirm_proposal(b)
+
+    # use: an extra attempt with the drawn card, the only card the console offers
+    v, me = to_charge()
+    drawn = v["referee"]["drawn"]
+    b.wait_js(f"return document.querySelector('#steps .pf-charge .pf-card[data-handle=\"{drawn['handle']}\"]');", "the second drawn card")
+    b.click("#steps .pf-use")
+    confirm_proposal(b)
+    v = wait_phase(d, ref, m, ("pick",))
+    assert v["turn"]["card"]["handle"] == drawn["handle"] and v["current_seat"] == me["seat"]
+    b.wait_js(f"return [...document.querySelectorAll('#steps .pf-card-button')].map((e) => e.dataset.handle).join() === arguments[0];",
+              "the drawn card as the only choice", drawn["handle"])
+    b.wait_text("#steps .pf-pile-of", "the drawn card")
+    problems = b.js(H["checks"].LABELS_JS)
+    assert not problems, problems
+    no_module_errors(b)
+    d.post(f"/v1/matches/{m}/abort", {}, ref)
+
+
+def a_pitch_fleet_solo_game_shows_its_challenge_and_its_evaluation(w):
+    b, d, ref = w.browser, w.daemon, w.referee
+    H["need_game"](w, "pitch-fleet")
+    m = w.match("pitch-fleet", ["Gil"], seed=9)
+    b.new_tab()
+    b.open(f"{w.url}/table?match={m}")
+    display = b.d.current_window_handle
+    w.start(m)
+    v = wait_phase(d, ref, m, ("attempt",))
+    c = v["challenge"]
+    b.wait_text(".pf-table .pf-challenge h3", f"Challenge {c['number']}")
+    b.wait_text(".pf-table .pf-setup", c["setup"])
+    b.wait_text(".pf-table .pf-goal", c["goal"])
+    b.wait_text(".pf-table .pf-vp-left", f"{c['vp_left']} of {c['vp']}")
+    shot(b, "solo-table")
+
+    # the referee: a success from the console, in one move
+    b.d.switch_to.new_window("tab")
+    open_console(w, m)
+    b.wait_text("#steps .pf-challenge", c["goal"])
+    b.click("#steps .pf-success")
+    confirm_proposal(b)
+    v = wait_for(lambda: (lambda x: x if x["challenges_done"] else None)(ref_view(d, ref, m)), "the first challenge done")
+    assert v["challenges_done"][0] == {"number": c["number"], "result": "success", "vp": c["vp"]}, v["challenges_done"]
+
+    # the rest over REST: a failure, then successes until the end
+    failed = False
+    for _ in range(40):
+        v = ref_view(d, ref, m)
+        if v["phase"] == "finished":
+            break
+        if not failed:
+            send(d, ref, m, "attempt", result="failure", moves=1)
+            failed = True
+        else:
+            send(d, ref, m, "attempt", result="success", moves=1)
+    v = wait_phase(d, ref, m, ("finished",))
+    assert v["evaluation"], v
+    b.d.switch_to.window(display)
+    b.wait_text(".pf-table .pf-evaluation", f"Evaluation: {v['evaluation']}")
+    b.wait_text(".pf-table .pf-total", f"Total: {v['total']} VP")
+    assert b.js("return document.querySelectorAll('.pf-table .pf-done tbody tr').length;") == len(v["challenges_done"])
+    shot(b, "solo-end")
+    problems = b.js(H["checks"].LABELS_JS) + b.js(H["checks"].CONTRAST_JS, 4.5)
+    assert not problems, problems
+    no_module_errors(b)
