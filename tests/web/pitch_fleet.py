@@ -187,6 +187,43 @@ def the_referee_plays_a_pitch_fleet_turn_and_the_table_shows_it(w):
     shot(b, "table")
     problems = b.js(H["checks"].LABELS_JS) + b.js(H["checks"].CONTRAST_JS, 4.5)
     assert not problems, problems
+
+    # the next turn: its ship knocks the first one onto the goal planet and
+    # comes to rest there too, all tapped on the picture
+    nxt = v["current_seat"]
+    mine = seat_of(v, nxt)["ship"]
+    send(d, ref, m, "pick", card=plain_card(v)["handle"], ship=mine)
+    v = wait_phase(d, ref, m, ("shot",))
+    goal = v["goal_planet"]
+    b.d.switch_to.window(console)
+    b.wait_js(f"return document.querySelector('#steps .pf-report-picture .pf-ship[data-ship=\"{mine}\"]');", "the next ship on the start")
+    tap(b, f"#steps .pf-report-picture .pf-ship[data-ship=\"{me['ship']}\"]")
+    b.wait_js(f"return document.querySelector('#steps li.pf-other[data-ship=\"{me['ship']}\"]').dataset.state === 'knocked';",
+              "the tapped ship marked knocked")
+    tap(b, f"#steps .pf-loc[data-loc=\"{goal}\"]")          # where the knocked ship ended
+    b.wait_text(f"#steps li.pf-other[data-ship=\"{me['ship']}\"] .pf-ended", goal.capitalize())
+    tap(b, f"#steps .pf-loc[data-loc=\"{goal}\"]")          # where the moved ship ended
+    b.wait_text("#steps .pf-at", f"It touches now: {goal.capitalize()}")
+    assert b.js("const c = document.querySelector('#steps input[name=\"collided\"]'); return c.checked && c.disabled;"), \
+        "a knock is a collision"
+    shot(b, "knock")
+    b.click("#steps .pf-preview-shot")
+    confirm_proposal(b)
+    v = wait_phase(d, ref, m, ("decide",))
+    assert v["turn"]["record_due"] and not v["turn"]["may_restart"], v["turn"]
+    b.wait_js("return document.querySelector('#steps .pf-restart').disabled;", "no restart after a collision")
+    b.wait_text("#steps .pf-pending", "record token goes to the goal")
+    b.click("#steps .pf-end-turn")
+    confirm_proposal(b)
+    pv = wait_for(lambda: (lambda x: x if x["current_seat"] != nxt else None)(public_view(d, m)), "the third turn")
+    assert {s["ship"]: s["at"] for s in pv["ships"] if s["on_board"]} == {me["ship"]: [goal], mine: [goal]}, pv["ships"]
+    assert [r["ship"] for r in pv["records"] if r["on_goal"]] == [mine], pv["records"]
+    b.wait_text("#announcements", "record token moves to the goal planet")
+    b.d.switch_to.window(display)
+    b.wait_js(f"return document.querySelector('.pf-table .pf-board[data-goal=\"true\"] .pf-record[data-ship=\"{mine}\"]');",
+              "the record token on the goal, on the picture")
+    b.wait_text(".pf-table .pf-tokens", "Record tokens on the goal")
+    assert b.js(f"return document.querySelectorAll('.pf-table .pf-ship[data-ship=\"{me['ship']}\"], .pf-table .pf-ship[data-ship=\"{mine}\"]').length;") == 2
     b.d.switch_to.window(console)
     problems = b.js(H["checks"].LABELS_JS)
     assert not problems, problems

@@ -439,15 +439,23 @@ export function refereeSteps(root, ctx) {
       onchange: (e) => { r.beams = Math.max(0, Number(e.target.value) || 0); draw(); } });
     const collided = h("input", { type: "checkbox", name: "collided", checked: r.collided || knocked || r.beams > 0, disabled: knocked || r.beams > 0,
       onchange: (e) => { r.collided = e.target.checked; draw(); } });
+    // The report as the shot input takes it; empty lists and false or 0
+    // left out (the engine's defaults), open space as ["none"].
     const body = () => {
       const outbound = [];
       if (r.moved === "out") outbound.push(moved);
       const kn = [...r.marks.keys()];
       for (const s of kn) if (r.marks.get(s).state === "out") outbound.push(s);
-      const b = { kind: "shot", outbound, at: r.moved === "in" ? [...r.at] : [], knocked: kn,
-        knocked_at: kn.map((s) => (r.marks.get(s).state === "out" ? "none" : r.marks.get(s).at || "none")),
-        collided: r.collided || knocked || r.beams > 0, beams_knocked: r.beams };
+      const b = { kind: "shot" };
+      if (outbound.length) b.outbound = outbound;
       if (r.moved === "stacked") b.stacked = true;
+      if (r.moved === "in") b.at = r.at.size ? [...r.at] : ["none"];
+      if (kn.length) {
+        b.knocked = kn;
+        b.knocked_at = kn.map((s) => (r.marks.get(s).state === "out" ? "none" : r.marks.get(s).at || "none"));
+      }
+      if (r.collided || knocked || r.beams > 0) b.collided = true;
+      if (r.beams > 0) b.beams_knocked = r.beams;
       if (r.springboard) b.springboard_failed = true;
       return b;
     };
