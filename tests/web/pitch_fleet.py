@@ -73,6 +73,10 @@ def goal_location(v, kind):
     return next(l for l in board["locations"] if l["kind"] == kind)
 
 
+def player_name(d, m, seat):
+    return next(s["name"] for s in d.get(f"/v1/matches/{m}")["seats"] if s["seat"] == seat)
+
+
 def seat_of(v, seat):
     return next(s for s in v["seats"] if s["seat"] == seat)
 
@@ -183,7 +187,7 @@ def the_referee_plays_a_pitch_fleet_turn_and_the_table_shows_it(w):
     b.wait_text(".pf-table .pf-last", pending[0]["why"])
     b.wait_text(".pf-table .pf-last", f"+{sat['stars']} VP")
     b.wait_js(f"return document.querySelector('.pf-table .pf-ship[data-ship=\"{me['ship']}\"]');", "the ship on the picture")
-    b.wait_text(".pf-table .pf-state", f"{w.daemon.get(f'/v1/matches/{m}')['seats'][v['current_seat'] - 1]['name']}'s turn")
+    b.wait_text(".pf-table .pf-state", f"{player_name(d, m, v['current_seat'])}'s turn")
     shot(b, "table")
     problems = b.js(H["checks"].LABELS_JS) + b.js(H["checks"].CONTRAST_JS, 4.5)
     assert not problems, problems
@@ -234,9 +238,15 @@ def the_referee_plays_a_pitch_fleet_turn_and_the_table_shows_it(w):
 def a_pitch_fleet_charging_draw_is_kept_then_used_from_the_console(w):
     b, d, ref = w.browser, w.daemon, w.referee
     H["need_game"](w, "pitch-fleet")
-    m = w.match("pitch-fleet", ["Eve", "Fin"], seed=7)
+    m = w.match("pitch-fleet", ["Eve", "Fin"], table=w.table_b, seed=7)
     w.start(m)
     b.new_tab()
+    b.open(f"{w.url}/scoreboard")
+    board = b.d.current_window_handle
+    tile = f"article.tile[data-table=\"{w.table_b}\"]"
+    b.wait_text(f"{tile} .pf-state", "Stage 1 of")
+    b.d.switch_to.new_window("tab")
+    console = b.d.current_window_handle
     open_console(w, m)
 
     def to_charge():
@@ -260,6 +270,21 @@ def a_pitch_fleet_charging_draw_is_kept_then_used_from_the_console(w):
     assert seat_of(v, me["seat"])["kept"] == 1
     b.click("#steps .pf-end-turn")
     confirm_proposal(b)
+
+    # the scoreboard's tile: whose turn, the teams, each VP, the face-up cards in words
+    v = wait_phase(d, ref, m, ("pick",))
+    b.d.switch_to.window(board)
+    b.wait_text(f"{tile} .pf-state", f"{player_name(d, m, v['current_seat'])}'s turn")
+    for p in v["seats"]:
+        b.wait_js(f"return document.querySelector('{tile} tr[data-seat=\"{p['seat']}\"] .pf-vp')?.innerText === arguments[0];",
+                  f"seat {p['seat']}'s VP on the tile", str(p["score"]))
+    b.wait_text(f"{tile} .pf-teams", "Red team:")
+    for p in v["piles"]:
+        if p["top"]:
+            b.wait_text(f"{tile} .pf-tile-cards", p["top"]["effect"])
+    b.wait_text(f"{tile} .pf-tokens", "3 VP token on the goal")
+    shot(b, "tile")
+    b.d.switch_to.window(console)
 
     # use: an extra attempt with the drawn card, the only card the console offers
     v, me = to_charge()
