@@ -228,7 +228,42 @@ def the_referee_plays_a_pitch_fleet_turn_and_the_table_shows_it(w):
               "the record token on the goal, on the picture")
     b.wait_text(".pf-table .pf-tokens", "Record tokens on the goal")
     assert b.js(f"return document.querySelectorAll('.pf-table .pf-ship[data-ship=\"{me['ship']}\"], .pf-table .pf-ship[data-ship=\"{mine}\"]').length;") == 2
+
+    # the third turn: a card with a pre-move (B10, Hyperjump) on a
+    # team-mate's ship shifted first; a shot into open space, the restart
+    # card, then a foul: nothing scored
     b.d.switch_to.window(console)
+    v = ref_view(d, ref, m)
+    third = v["current_seat"]
+    team = seat_of(v, third)["team"]
+    mate = next(s for s in v["ships"] if s["team"] == team and s["owner_seat"] != third and s["on_board"])
+    hop = next(p["top"] for p in v["piles"] if p["top"] and p["top"]["code"] == "B10")
+    b.click(f"#steps .pf-card-button[data-handle=\"{hop['handle']}\"]")
+    b.click(f"#steps .pf-ship-button[data-ship=\"{mate['ship']}\"]")
+    b.wait_js("return document.querySelector('#steps select[name=\"relocate_to\"]');", "B10's shift")
+    assert not b.js("return document.querySelector('#steps select[name=\"start_at\"]');"), "start_at for a ship on the board"
+    b.js("const s = document.querySelector('#steps select[name=\"relocate_to\"]'); s.value = arguments[0];"
+         "s.dispatchEvent(new Event('change'));", v["start_planet"])
+    shot(b, "premove")
+    b.click("#steps .pf-preview-pick")
+    confirm_proposal(b)
+    v = wait_phase(d, ref, m, ("shot",))
+    assert v["turn"]["ship"] == mate["ship"] and v["turn"]["began_at"] == [v["start_planet"]], v["turn"]
+    b.wait_js("return document.querySelector('#steps .pf-preview-shot');", "the shot's report")
+    b.click("#steps .pf-preview-shot")              # nothing tapped: open space
+    confirm_proposal(b)
+    v = wait_phase(d, ref, m, ("decide",))
+    assert v["turn"]["may_restart"] and v["turn"]["pending"] == [], v["turn"]
+    b.click("#steps .pf-restart")
+    confirm_proposal(b)
+    v = wait_phase(d, ref, m, ("shot",))
+    assert not seat_of(v, third)["restart_card"]
+    scores = {p["seat"]: p["score"] for p in v["seats"]}
+    b.click("#steps .pf-foul")
+    confirm_proposal(b)
+    v = wait_for(lambda: (lambda x: x if x["current_seat"] != third else None)(ref_view(d, ref, m)), "the fourth turn")
+    assert {p["seat"]: p["score"] for p in v["seats"]} == scores
+    b.wait_text("#announcements", "Foul")
     problems = b.js(H["checks"].LABELS_JS)
     assert not problems, problems
     no_module_errors(b)

@@ -86,7 +86,8 @@ function stateLine(view, match, ctx) {
     if (finished(view)) return `Solo over: ${view.total} VP — ${view.evaluation || ""}`;
     if (paused(view, match)) return "Paused by the referee";
     if (view.phase === "ready") return "Solo: waiting for the start";
-    return `Solo: challenge ${view.challenge ? view.challenge.number : "—"}, ${view.challenges_left} cards left — ${view.total} VP so far`;
+    const done = (view.challenges_done || []).length;
+    return `Solo: challenge ${view.challenge ? view.challenge.number : "—"} (card ${done + 1} of ${done + view.challenges_left}) — ${view.total} VP so far`;
   }
   if (finished(view)) {
     const w = winners(view, match);
