@@ -206,8 +206,12 @@ def the_referee_plays_a_pitch_fleet_turn_and_the_table_shows_it(w):
               "the tapped ship marked knocked")
     tap(b, f"#steps .pf-loc[data-loc=\"{goal}\"]")          # where the knocked ship ended
     b.wait_text(f"#steps li.pf-other[data-ship=\"{me['ship']}\"] .pf-ended", goal.capitalize())
-    tap(b, f"#steps .pf-loc[data-loc=\"{goal}\"]")          # where the moved ship ended
+    # where the moved ship ended, from the keyboard: the location is a
+    # button, and keeps the focus when the picture is drawn again
+    from selenium.webdriver.common.keys import Keys
+    b.d.find_element("css selector", f"#steps .pf-loc[data-loc=\"{goal}\"]").send_keys(Keys.ENTER)
     b.wait_text("#steps .pf-at", f"It touches now: {goal.capitalize()}")
+    assert b.js("return document.activeElement.dataset.loc;") == goal
     assert b.js("const c = document.querySelector('#steps input[name=\"collided\"]'); return c.checked && c.disabled;"), \
         "a knock is a collision"
     shot(b, "knock")

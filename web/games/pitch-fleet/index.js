@@ -314,6 +314,7 @@ export function refereeSteps(root, ctx) {
   let drawnKey = "";
   let pick = {};
   let report = null;
+  let refocus = null;           // the picture's element to focus after a redraw
 
   const freshReport = () => ({ moved: "in", at: new Set(), marks: new Map(), target: null, collided: false, beams: 0, springboard: false });
 
@@ -326,7 +327,14 @@ export function refereeSteps(root, ctx) {
     if (paused(view, match)) return fill(body, h("p", "Paused: resume the match to go on."));
     switch (view.phase) {
       case "pick": return fill(body, pickStep(view, locs));
-      case "shot": return fill(body, shotStep(view, locs));
+      case "shot": {
+        fill(body, shotStep(view, locs));
+        // a tap redraws the picture: the tapped element keeps the focus
+        const again = refocus && body.querySelector(refocus);
+        refocus = null;
+        if (again) again.focus();
+        return body;
+      }
       case "decide": case "charge": return fill(body, decideStep(view));
       default: return fill(body);
     }
@@ -393,6 +401,7 @@ export function refereeSteps(root, ctx) {
     const r = report;
     const card = t.card || {};
     const onLocation = (id) => {
+      refocus = `.pf-report-picture .pf-loc[data-loc="${id}"]`;
       if (r.target && r.marks.has(r.target)) {
         const m = r.marks.get(r.target);
         m.state = "knocked";
@@ -405,6 +414,7 @@ export function refereeSteps(root, ctx) {
       draw();
     };
     const onShip = (ship) => {
+      refocus = `.pf-report-picture [data-ship="${ship}"].pf-tappable, .pf-report-picture button[data-ship="${ship}"]`;
       if (ship === moved) { r.target = null; draw(); return; }
       const m = r.marks.get(ship);
       if (!m) { r.marks.set(ship, { state: "knocked", at: "none" }); r.target = ship; }
