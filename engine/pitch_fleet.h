@@ -395,7 +395,8 @@ struct pf_sim_stats {
 /* One legal input for the state as it is (a random report drawn from the
  * layout in play), its seq and time set after the last one: 0, or -EAGAIN
  * when the match is finished.  With junk_pct, sometimes an impossible one
- * instead (*ret_junk true): the engine must refuse it. */
+ * instead (*ret_junk true): the engine must refuse it, though every field
+ * is within its range (REST carries it). */
 int pf_sim_next(const struct pf_state *st, struct eng_rng *rng, const struct pf_sim_params *p, uint64_t seq,
                 int64_t now, struct eng_input *ret, bool *ret_junk);
 

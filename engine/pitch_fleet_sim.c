@@ -6,7 +6,9 @@
  * it is, the face-up cards, the ships dealt and where they are, the layout
  * in play; it draws a random report that is possible there (locations of
  * one board, ships that are on the board), and now and then an impossible
- * input that the engine must refuse.  Pure: engine/ only, no allocation.
+ * input that the engine must refuse — always one a referee could send over
+ * REST (every field within its range), so that the same inputs drive the
+ * integration tests.  Pure: engine/ only, no allocation.
  */
 #include "engine/pitch_fleet.h"
 
@@ -183,10 +185,18 @@ int pf_sim_next(const struct pf_state *st, struct eng_rng *rng, const struct pf_
                 case PF_PHASE_PICK:
                         action(ret, PF_ACTION_END_TURN);        /* nothing to end yet */
                         break;
-                case PF_PHASE_ATTEMPT:
-                        action(ret, PF_ACTION_ATTEMPT);
-                        ret->arg[PF_ATTEMPT_MOVES] = 0;         /* no such try */
+                case PF_PHASE_ATTEMPT: {
+                        const struct pf_challenge *c = &st->cat.cards[st->solo_order[st->solo_pos]];
+
+                        if (c->moves < PF_MAX_CHALLENGE_MOVES) {
+                                action(ret, PF_ACTION_ATTEMPT); /* a success past the move limit */
+                                ret->arg[PF_ATTEMPT_RESULT] = PF_RESULT_SUCCESS;
+                                ret->arg[PF_ATTEMPT_MOVES] = c->moves + 1;
+                        } else {
+                                action(ret, PF_ACTION_END_TURN);        /* no turn in solo */
+                        }
                         break;
+                }
                 default:
                         action(ret, PF_ACTION_PICK);            /* a card is in play already */
                         ret->arg[PF_PICK_CARD] = pf_handle(st, st->turn.card != PF_NO_CARD ? st->turn.card : 0);

@@ -1962,6 +1962,54 @@ static void property_vp_never_negative_cards_conserved_stages_and_every_game_end
         assert_true(turns > 5000 && restarts > 100 && charges > 100 && fouls > 50 && refused > 50);
 }
 
+/* Every input of the random referee, junk included, is one REST carries:
+ * each field within its range (so that the integration tests may send
+ * them as a referee would). */
+static int fields_step(void *ctx, const struct pf_state *st, const struct eng_input *in, const struct eng_out *out) {
+        const struct eng_input_def *d = eng_input_def_of(&pf_game, in);
+        size_t slot = 0;
+
+        (void) ctx;
+        (void) st;
+        (void) out;
+        assert_non_null(d);
+        for (size_t i = 0; i < d->n_fields; i++) {
+                const struct eng_field *f = &d->fields[i];
+                struct eng_error err;
+
+                if (f->max_count) {
+                        assert_true(in->arg[slot] >= 0 && in->arg[slot] <= f->max_count);
+                        for (int64_t k = 0; k < in->arg[slot]; k++)
+                                if (eng_value_check(f, f->name, in->arg[slot + 1 + k], &err) < 0)
+                                        fail_msg("%s: %s", d->name, err.message);
+                } else if (!(f->optional && f->def == ENG_ABSENT && in->arg[slot] == ENG_ABSENT) &&
+                           f->type != ENG_T_HANDLE && eng_value_check(f, f->name, in->arg[slot], &err) < 0) {
+                        fail_msg("%s: %s", d->name, err.message);
+                }
+                slot += eng_field_slots(f);
+        }
+        return 0;
+}
+
+static void the_referees_inputs_are_within_their_fields(void **state) {
+        struct pf_sim_params params;
+        struct pf_sim_stats stats;
+        struct eng_config cfg;
+        size_t junk = 0;
+
+        (void) state;
+        pf_sim_params_default(&params);
+        params.junk_pct = 20;
+        eng_config_defaults(&pf_game, &cfg);
+        for (uint64_t seed = 1; seed <= 60; seed++) {
+                cfg.v[PF_SLOT_ADVANCED] = seed % 3;
+                assert_int_equal(pf_sim_match(&M->st, &cfg, 1 + (unsigned) (seed % 6), seed, seed, &params, NULL, 0,
+                                              fields_step, NULL, &stats), 0);
+                junk += stats.junk;
+        }
+        assert_true(junk > 100);
+}
+
 static void replay_equals_live(void **state) {
         enum { CAP = 8192 };
         struct pf_sim_params params;
@@ -2155,6 +2203,7 @@ int main(void) {
                 T(game_tables_pass_eng_game_check),
                 T(slots_agree_with_the_schema),
                 T(property_vp_never_negative_cards_conserved_stages_and_every_game_ends),
+                T(the_referees_inputs_are_within_their_fields),
                 T(replay_equals_live),
                 T(perturb_hidden_touches_only_the_hidden_order),
                 T(a_void_undoes_a_confirmed_turn),
