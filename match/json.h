@@ -130,7 +130,8 @@ json_t *match_json_explain(const struct eng_game *g, const void *state, const st
 /* The view of state for audience a (seat: the engine seat, ENG_VIEW_SEAT
  * only) as an object, built from g->view_visit's walk.  Members that carry
  * seat numbers (see "Seats in views" in docs/matches.md) are shown 1-based.
- * NULL when the engine refuses, the walk is not well formed, or memory runs
+ * Every view carries "game" (the game's name) and "status" (eng_status_name),
+ * whatever the engine's walk says.  NULL when the engine refuses, the walk is not well formed, or memory runs
  * out. */
 json_t *match_json_view(const struct eng_game *g, const void *state, enum eng_audience a, int seat);
 

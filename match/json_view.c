@@ -171,6 +171,15 @@ json_t *match_json_view(const struct eng_game *g, const void *state, enum eng_au
                 json_decref(o);
                 return NULL;
         }
+        /* Every view says which game it is and where the match stands, so
+         * that a page can load the game's module from the view alone (a
+         * station may read nothing else); the framework's, not each
+         * engine's to remember. */
+        if (json_object_set_new(o, "game", json_string(g->name)) < 0 ||
+            (g->status && json_object_set_new(o, "status", json_string(eng_status_name(g->status(state)))) < 0)) {
+                json_decref(o);
+                return NULL;
+        }
         return o;
 }
 

@@ -2778,7 +2778,7 @@ static void crash_pilot_views(void **state) {
 static void view_builder_converts_seats(void **state) {
         (void) state;
         assert_json_new(match_json_view(&tg_game, &tg_state_good, ENG_VIEW_PUBLIC, -1),
-                        "{\"seat\": 1, \"winner\": null, \"next_seat\": 3, \"count\": 7, \"seats\": [1, 3],"
+                        "{\"game\": \"test-game\", \"seat\": 1, \"winner\": null, \"next_seat\": 3, \"count\": 7, \"seats\": [1, 3],"
                         " \"tiebreak\": [2], \"other_seats\": [4, null], \"numbers\": [0, [5]],"
                         " \"nested\": {\"seats\": 4, \"winner\": true, \"name\": \"x\", \"none\": null,"
                         "  \"nothing\": null, \"players\": [{\"seat\": 2, \"chips\": 2}]}}");
@@ -2959,6 +2959,27 @@ static int sim_step(void *ctx, const struct cp_state *st, const struct eng_input
         return 0;
 }
 
+/* Every view says its game and status, though Crazy Pilot's walk writes
+ * neither: a station loads the game's module from its view alone. */
+static void every_view_carries_its_game_and_status(void **state) {
+        void *st = calloc(1, cz_game.state_size);
+        struct eng_config cfg;
+        (void) state;
+
+        assert_non_null(st);
+        eng_config_defaults(&cz_game, &cfg);
+        assert_int_equal(cz_game.create(st, &cfg, NULL, 3, 7), 0);
+        for (int a = ENG_VIEW_PUBLIC; a <= ENG_VIEW_REFEREE; a++) {
+                json_t *v = match_json_view(&cz_game, st, (enum eng_audience) a, a == ENG_VIEW_SEAT ? 1 : -1);
+
+                assert_non_null(v);
+                assert_string_equal(json_string_value(json_object_get(v, "game")), "crazy-pilot");
+                assert_string_equal(json_string_value(json_object_get(v, "status")), "ready");
+                json_decref(v);
+        }
+        free(st);
+}
+
 static void simulated_matches(void **state) {
         struct cp_state *st = test_malloc(sizeof *st);
         struct cp_sim_params p;
@@ -3015,6 +3036,7 @@ int main(void) {
                 cmocka_unit_test(result_with_terms_teams_and_a_label),
                 cmocka_unit_test(result_of_a_crash_pilot_match),
                 cmocka_unit_test(simulated_matches),
+                cmocka_unit_test(every_view_carries_its_game_and_status),
         };
 
         return cmocka_run_group_tests_name("match_json", tests, NULL, NULL);
