@@ -33,7 +33,12 @@ def shot(b, name):
     d = os.environ.get("ARBITER_WEB_SHOTS")
     if d:
         os.makedirs(d, exist_ok=True)
-        b.d.save_screenshot(os.path.join(d, f"pitch-fleet-{name}.png"))
+        import base64
+        size = b.js("return [document.documentElement.scrollWidth, document.documentElement.scrollHeight];")
+        png = b.d.execute_cdp_cmd("Page.captureScreenshot", {"captureBeyondViewport": True, "clip": {
+            "x": 0, "y": 0, "width": size[0], "height": size[1], "scale": 1}})["data"]
+        with open(os.path.join(d, f"pitch-fleet-{name}.png"), "wb") as f:
+            f.write(base64.b64decode(png))
 
 
 def no_module_errors(b):

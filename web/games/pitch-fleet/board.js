@@ -185,7 +185,7 @@ function shipsEl(view, locs, pick) {
     const key = `${Math.round(x)}:${Math.round(y)}`;
     const k = placed.get(key) || 0;
     placed.set(key, k + 1);
-    out.push(shipEl(s, x + k * 7 - 2, y - 6 + k * 2, locs, pick));
+    out.push(shipEl(s, x + k * 10 - 3, y - 8 + k * 2, locs, pick));
   }
   return out;
 }
@@ -194,7 +194,7 @@ function shipEl(s, x, y, locs, pick) {
   const mark = pick && pick.marked ? pick.marked.get(s.ship) : null;
   const where = (s.at || []).map((id) => locationText(id, locs)).join(" and ") || "open space";
   const label = `${shipText(s.ship)}, at ${where}${mark ? ` (${mark})` : ""}`;
-  const g = h("g.pf-ship", { dataset: { ship: s.ship, team: s.team || shipTeam(s.ship) }, transform: `translate(${x.toFixed(1)} ${y.toFixed(1)})` },
+  const g = h("g.pf-ship", { dataset: { ship: s.ship, team: s.team || shipTeam(s.ship) }, transform: `translate(${x.toFixed(1)} ${y.toFixed(1)}) scale(1.4)` },
     h("title", label),
     h("path.pf-ship-hull", { d: "M0 -5 L4.5 4 L0 2.5 L-4.5 4 Z", fill: TEAM_FILL[s.team || shipTeam(s.ship)] }),
     h("text.pf-ship-name", { x: 0, y: 9.5 }, shipShort(s.ship)));

@@ -126,14 +126,14 @@ function playersEl(view, match, ctx, { compact = false } = {}) {
   const solo = isSolo(view);
   const w = finished(view) ? winners(view, match) : [];
   const cols = solo ? ["Player", "VP"] : compact ? ["Player", "Team", "VP", "Record"]
-    : ["Player", "Team and ship", "VP", "Record token", "Restart card", "Kept cards", "Score terms"];
+    : ["Player", "Ship", "VP", "Record token", "Restart card", "Kept cards", "Score terms"];
   return h("table.pf-players", h("caption", solo ? "Player" : "Players"),
     h("thead", h("tr", cols.map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", seatsOf(view).map((p) => {
       const current = view.current_seat === p.seat;
       return h("tr", { dataset: { seat: p.seat, team: p.team || "" }, class: [current && "is-current", w.includes(p.seat) && "is-winner"].filter(Boolean).join(" ") },
         h("th", { scope: "row" }, current ? h("span.pf-now", "▶ ") : null, ctx.playerName(p.seat), w.includes(p.seat) ? h("span.pf-win", " ★ winner") : null),
-        !solo && h("td.pf-team", { dataset: { team: p.team } }, compact ? (p.team === "red" ? "Red" : "Blue") : `${p.team === "red" ? "Red" : "Blue"} team, ${shipText(p.ship)}`),
+        !solo && h("td.pf-team", { dataset: { team: p.team } }, compact ? (p.team === "red" ? "Red" : "Blue") : shipText(p.ship)),
         h("td.pf-vp", { dataset: { value: p.score } }, String(p.score)),
         !solo && h("td.pf-record", recordOnGoal(view, p.ship) ? "✓ on the goal" : "not yet"),
         !solo && !compact && h("td", p.restart_card ? "✓ has one" : "—"),
