@@ -107,7 +107,7 @@ struct api_request {
         struct route_match match;
         enum auth_role role;             /* of the token presented; AUTH_ROLE_NONE without one */
         int64_t token_id;                /* 0 without a token */
-        int64_t token_match;             /* a seat token's match, or 0 ... */
+        int64_t token_match;             /* a seat token's match, a match referee's, or 0 ... */
         int64_t token_table;             /* ... its table (a station's); else 0 */
         int token_seat;                  /* a seat token's seat, 1-based; else 0 */
         char token_name[64];             /* for audit trails ("who") */
@@ -222,6 +222,11 @@ int api_tokens_create(struct store *store, const char *name, enum auth_role role
  * -ENOTCONN. */
 int api_seat_token_create(struct store *store, int64_t match_id, int64_t table_id, int seat,
                           const char *created_by, api_token_created_fn cb, void *userdata);
+/* Creates a referee token limited to match match_id (docs/matches.md,
+ * "Match referee tokens"): a referee on that match's routes, a display
+ * token elsewhere.  cb as api_tokens_create's.  -EINVAL, -ENOTCONN. */
+int api_match_referee_token_create(struct store *store, int64_t match_id, const char *created_by,
+                                   api_token_created_fn cb, void *userdata);
 /* NULL when name is acceptable for a token or a table (1 to 64 bytes, no
  * control characters), otherwise why not. */
 const char *api_name_problem(const char *name);

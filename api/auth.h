@@ -10,7 +10,9 @@
  * role at least as high as the route's.  A seat token is for one seat of
  * one match, or of one table (a player's station, good for every match
  * played there): the routes that take it check that the match (or its
- * table) and the seat are its own.  The daemon keeps an in-memory cache of the
+ * table) and the seat are its own.  A referee token may be limited to one
+ * match (match_id): api/server.c lets it be a referee only on that match's
+ * routes (/v1/matches/{id}/…) and a display token everywhere else.  The daemon keeps an in-memory cache of the
  * live tokens (reloaded whenever the api_tokens table notifies a change), so
  * checking a request never waits for the database and keeps working while
  * the database is down.
@@ -41,7 +43,7 @@ struct auth_entry {
         int64_t id;
         char *name;
         enum auth_role role;
-        int64_t match_id;       /* AUTH_ROLE_SEAT: the match it is for, or 0 ... */
+        int64_t match_id;       /* AUTH_ROLE_SEAT, or a match referee: the match it is for, or 0 ... */
         int64_t table_id;       /* ... the table, every match at which it is for; else 0 */
         int seat;               /* AUTH_ROLE_SEAT: its seat, 1-based; else 0 */
         char hash[AUTH_HASH_HEX_LEN + 1];

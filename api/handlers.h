@@ -42,6 +42,7 @@ void handle_match_input(struct api_request *req);
 void handle_match_preview(struct api_request *req);
 void handle_match_seat_events(struct api_request *req);
 void handle_match_seat_token(struct api_request *req);
+void handle_match_referee_token(struct api_request *req);
 void handle_match_referee(struct api_request *req);
 void handle_match_referee_events(struct api_request *req);
 void handle_players_list(struct api_request *req);

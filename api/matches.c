@@ -403,6 +403,53 @@ void handle_match_seat_token(struct api_request *req) {
         }
 }
 
+static void on_referee_token(void *userdata, enum api_token_outcome outcome, const char *token, json_t *resource,
+                             const char *error) {
+        struct token_ctx *c = userdata;
+        struct api_request *req = c->req;
+        struct auth_entry e = { .role = AUTH_ROLE_REFEREE, .match_id = c->match };
+        char path[MATCH_TOPIC_MAX * 2];
+
+        free(c);
+        (void) outcome;
+        if (!resource) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the referee token was not created: %s", error);
+                return;
+        }
+        /* Usable at once, before the reload its NOTIFY brings. */
+        e.id = json_integer_value(json_object_get(resource, "id"));
+        e.name = (char *) json_string_value(json_object_get(resource, "name"));
+        auth_token_hash(token, e.hash);
+        auth_add(req->deps->auth, &e);
+        json_object_set_new(resource, "token", json_string(token));
+        snprintf(path, sizeof path, "/v1/matches/%lld/referee", (long long) e.match_id);
+        json_object_set_new(resource, "view_url", json_sprintf("%s?access_token=%s", path, token));
+        json_object_set_new(resource, "events_url", json_sprintf("%s/events?access_token=%s", path, token));
+        api_reply_json(req, MHD_HTTP_CREATED, json_incref(resource));
+}
+
+/* POST /v1/matches/{id}/referee-token: a referee token limited to this
+ * live match (players reporting their own turns on a tablet). */
+void handle_match_referee_token(struct api_request *req) {
+        struct token_ctx *c;
+        long long id;
+        int r;
+
+        if (!id_param(req, "id", &id) || !runtime(req) || !api_match_live(req->deps->matches, req, id))
+                return;
+        c = calloc(1, sizeof *c);
+        if (!c) {
+                api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+                return;
+        }
+        *c = (struct token_ctx) { .req = req, .match = id };
+        r = api_match_referee_token_create(req->deps->store, id, req->token_name, on_referee_token, c);
+        if (r < 0) {
+                free(c);
+                api_match_store_failed(req, r);
+        }
+}
+
 static void on_log(void *userdata, const PGresult *res, const char *error) {
         struct api_request *req = userdata;
         json_t *items, *last;

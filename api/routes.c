@@ -30,6 +30,7 @@ const struct route api_routes[] = {
         { "GET",    "/v1/matches/{id}/seats/{seat}", handle_match_seat, AUTH_ROLE_SEAT, "what one player's screen shows (that seat's token or a referee's)" },
         { "GET",    "/v1/matches/{id}/seats/{seat}/events", handle_match_seat_events, AUTH_ROLE_SEAT, "one seat's live events, with its private fields (Server-Sent Events)" },
         { "POST",   "/v1/matches/{id}/seats/{seat}/token", handle_match_seat_token, AUTH_ROLE_REFEREE, "a token for one seat's station" },
+        { "POST",   "/v1/matches/{id}/referee-token", handle_match_referee_token, AUTH_ROLE_REFEREE, "a referee token limited to this match (players reporting their own turns on a tablet)" },
         { "GET",    "/v1/matches/{id}/referee", handle_match_referee, AUTH_ROLE_REFEREE, "the referee's view" },
         { "GET",    "/v1/matches/{id}/referee/events", handle_match_referee_events, AUTH_ROLE_REFEREE, "every event with every field (Server-Sent Events)" },
         { "GET",    "/v1/matches/{id}/log", handle_match_log, AUTH_ROLE_REFEREE, "the stored input log, by seq" },

@@ -340,6 +340,21 @@ static bool content_type_is_json(const char *ct) {
         return *ct == '\0' || *ct == ';';
 }
 
+/* Whether the request's route is one of match id's own:
+ * /v1/matches/{id} and the routes below it, for that id. */
+static bool route_of_match(const struct api_request *q, int64_t id) {
+        static const char prefix[] = "/v1/matches/{id}";
+        const char *pattern = q->match.route->pattern, *v = route_param(&q->match, "id");
+        char *end;
+
+        if (strncmp(pattern, prefix, sizeof prefix - 1) != 0 ||
+            (pattern[sizeof prefix - 1] != '\0' && pattern[sizeof prefix - 1] != '/') || !v)
+                return false;
+        errno = 0;
+        long long n = strtoll(v, &end, 10);
+        return errno == 0 && end != v && *end == '\0' && n == id;
+}
+
 /* Authenticates the request against the route's role.  Replies (and returns
  * false) when it may not go on. */
 static bool check_auth(struct api_server *s, struct req *r) {
@@ -386,6 +401,18 @@ static bool check_auth(struct api_server *s, struct req *r) {
                 q->token_table = e->table_id;
                 q->token_seat = e->seat;
                 snprintf(q->token_name, sizeof q->token_name, "%s", e->name);
+                /* A referee token limited to a match referees that match's
+                 * routes and is a display token everywhere else. */
+                if (e->role == AUTH_ROLE_REFEREE && e->match_id > 0 && !route_of_match(q, e->match_id)) {
+                        q->role = AUTH_ROLE_DISPLAY;
+                        if (need > AUTH_ROLE_DISPLAY) {
+                                api_reply_problem(q, MHD_HTTP_FORBIDDEN,
+                                                  "token \"%s\" referees match %lld only; %s %s needs role %s",
+                                                  q->token_name, (long long) e->match_id, q->method,
+                                                  q->match.route->pattern, auth_role_to_string(need));
+                                return false;
+                        }
+                }
         }
 
         if (q->role >= need)

@@ -20,7 +20,7 @@
 #define NAME_MAX_BYTES   64     /* the CHECK on api_tokens.name and tables.name */
 
 /* The token resource: {id, name, role, created_by, created_at, revoked_at},
- * and a seat token's match or table and seat. */
+ * and a seat token's match or table and seat, a match referee's match. */
 static json_t *token_json(const struct store_token_row *row) {
         json_t *t = json_pack("{s:I, s:s, s:s, s:s, s:s, s:o}",
                               "id", (json_int_t) row->id,
@@ -30,7 +30,8 @@ static json_t *token_json(const struct store_token_row *row) {
                               "created_at", row->created_at,
                               "revoked_at", row->revoked_at ? json_string(row->revoked_at) : json_null());
 
-        /* A seat token says which seat of which match or table it speaks for. */
+        /* A seat token says which seat of which match or table it speaks
+         * for, a match referee's token its match. */
         if (t && row->match_id)
                 json_object_set_new(t, "match", json_integer((json_int_t) row->match_id));
         if (t && row->table_id)
@@ -204,6 +205,24 @@ int api_seat_token_create(struct store *store, int64_t match_id, int64_t table_i
         snprintf(name, sizeof name, "%s %lld seat %d #%.8s", match_id ? "match" : "table",
                  (long long) (match_id ? match_id : table_id), seat, hash);
         r = store_tokens_insert_seat(store, name, hash, created_by, match_id, table_id, seat, on_token_inserted, c);
+        if (r < 0)
+                creation_free(c);
+        return r;
+}
+
+int api_match_referee_token_create(struct store *store, int64_t match_id, const char *created_by,
+                                   api_token_created_fn cb, void *userdata) {
+        char hash[AUTH_HASH_HEX_LEN + 1], name[NAME_MAX_BYTES + 1];
+        struct creation *c;
+        int r;
+
+        if (match_id < 1)
+                return -EINVAL;
+        r = creation_new(cb, userdata, &c, hash);
+        if (r < 0)
+                return r;
+        snprintf(name, sizeof name, "match %lld referee #%.8s", (long long) match_id, hash);
+        r = store_tokens_insert_match_referee(store, name, hash, created_by, match_id, on_token_inserted, c);
         if (r < 0)
                 creation_free(c);
         return r;

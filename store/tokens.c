@@ -109,6 +109,20 @@ int store_tokens_insert(struct store *s, const char *name, const char *role, con
                      4, p, cb, userdata);
 }
 
+int store_tokens_insert_match_referee(struct store *s, const char *name, const char *hash, const char *created_by,
+                                      int64_t match_id, store_tokens_fn cb, void *userdata) {
+        char match_s[INT64_TEXT];
+
+        if (match_id < 1)
+                return -EINVAL;
+        snprintf(match_s, sizeof match_s, "%" PRId64, match_id);
+        const char *p[] = { name, hash, created_by, match_s };
+        return query(s,
+                     "INSERT INTO api_tokens (name, role, token_hash, created_by, match_id) "
+                     "VALUES ($1, 'referee', $2, $3, $4) RETURNING " TOKEN_COLUMNS,
+                     4, p, cb, userdata);
+}
+
 int store_tokens_insert_seat(struct store *s, const char *name, const char *hash, const char *created_by,
                              int64_t match_id, int64_t table_id, int seat, store_tokens_fn cb, void *userdata) {
         char match_s[INT64_TEXT], table_s[INT64_TEXT], seat_s[INT64_TEXT];

@@ -9,7 +9,9 @@
  * table's own constraints hold what no caller may break: a live token's
  * name is unique (api_tokens_live_name), a role is one of "admin",
  * "referee", "display", "seat", a seat token names its seat and one match
- * or one table.
+ * or one table, a match is named only by a seat's or a referee's token (a
+ * referee's limited to that match: migrations/0009) and a table only by a
+ * seat's.
  *
  * Every statement that writes api_tokens makes the table's trigger NOTIFY
  * STORE_TOKENS_CHANNEL, so that every daemon sharing the database reloads
@@ -40,7 +42,7 @@ struct store_token_row {
         const char *created_by;
         const char *created_at;         /* RFC 3339 UTC */
         const char *revoked_at;         /* RFC 3339 UTC; NULL while live */
-        int64_t match_id;               /* a seat token's match, or 0 */
+        int64_t match_id;               /* a seat token's match, a match referee's, or 0 */
         int64_t table_id;               /* a station's token's table, or 0 */
         int seat;                       /* a seat token's seat (1-based), or 0 */
         const char *hash;               /* store_tokens_live() only: the SHA-256 in hex; else NULL */
@@ -65,6 +67,11 @@ int store_tokens_revoke(struct store *s, int64_t id, store_tokens_fn cb, void *u
  * api_tokens_live_name. */
 int store_tokens_insert(struct store *s, const char *name, const char *role, const char *hash,
                         const char *created_by, store_tokens_fn cb, void *userdata);
+/* Stores a referee token limited to match match_id (> 0, else -EINVAL):
+ * one row.  The match must exist (a foreign key); other referee tokens of
+ * the match stay live (several tablets may report for one match). */
+int store_tokens_insert_match_referee(struct store *s, const char *name, const char *hash, const char *created_by,
+                                      int64_t match_id, store_tokens_fn cb, void *userdata);
 /* Stores a seat token for seat (1-based) of match match_id or of table
  * table_id (exactly one of them > 0, the other 0), and in the same
  * statement revokes the live token that seat had: a seat has one live

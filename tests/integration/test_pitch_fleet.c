@@ -969,9 +969,136 @@ static void impossible_reports_are_refused(void **state) {
         game_done(&g);
 }
 
+/* The players' tablet: a referee token limited to their match reports
+ * their turns (inputs, previews, the referee's view, stream and log) and is
+ * refused (403) on another match and on every other write. */
+static void a_tablet_referees_its_own_match_only(void **state) {
+        struct game g, other;
+        char path[128], body[256];
+        struct http_reply r;
+        (void) state;
+
+        game_new(&g, 2, 2207, "{}", false);
+        game_new(&other, 2, 2208, "{}", false);
+        path_of(path, sizeof path, &g, "referee-token");
+        json_t *t = post_json(path, referee_token, "{}", 201);
+        char *tablet = strdup(json_string_value(json_object_get(t, "token")));
+        json_int_t token_id = json_integer_value(json_object_get(t, "id"));
+        char *name = strdup(json_string_value(json_object_get(t, "name")));
+        assert_string_equal(json_string_value(json_object_get(t, "role")), "referee");
+        assert_int_equal(json_integer_value(json_object_get(t, "match")), g.id);
+        assert_null(json_object_get(t, "seat"));
+        json_t *view_url = json_object_get(t, "view_url");
+        /* the link carries it: the referee's view of its match */
+        json_t *v = get_json(json_string_value(view_url), NULL);
+        assert_true(json_is_object(json_object_get(json_object_get(v, "view"), "referee")));
+        json_decref(v);
+        json_decref(t);
+
+        /* a seat token cannot make one; the admin sees what it is */
+        path_of(path, sizeof path, &g, "seats/1/token");
+        json_t *seat = post_json(path, referee_token, "{}", 201);
+        path_of(path, sizeof path, &g, "referee-token");
+        json_decref(post_json(path, json_string_value(json_object_get(seat, "token")), "{}", 403));
+        json_decref(seat);
+        snprintf(path, sizeof path, "/v1/tokens/%lld", (long long) token_id);
+        t = get_json(path, admin_token);
+        assert_string_equal(json_string_value(json_object_get(t, "role")), "referee");
+        assert_int_equal(json_integer_value(json_object_get(t, "match")), g.id);
+        json_decref(t);
+
+        /* its own match: start, a turn previewed and sent, the referee's
+         * view and log, a pause and a resume, a seat token */
+        path_of(path, sizeof path, &g, "start");
+        json_decref(post_json(path, tablet, "{}", 200));
+        assert_int_equal(sync_log(&g, NULL, 0), 1);
+        for (int i = 0; i < 6; i++) {
+                struct eng_input in;
+                bool junk;
+
+                assert_int_equal(pf_sim_next(g.st, &g.rng, &g.p, last_seq(&g) + 1, 0, &in, &junk), 0);
+                if (junk)
+                        continue;
+                char *b = request_of(&in);
+                path_of(path, sizeof path, &g, "preview");
+                json_decref(post_json(path, tablet, b, 200));
+                path_of(path, sizeof path, &g, "inputs");
+                json_decref(post_json(path, tablet, b, 200));
+                free(b);
+                assert_int_equal(sync_log(&g, NULL, 0), 1);
+        }
+        json_t *rows = log_after(&g, last_seq(&g) - 1);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "source")), "referee");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "who")), name);
+        json_decref(rows);
+        path_of(path, sizeof path, &g, "log");
+        json_decref(get_json(path, tablet));
+        path_of(path, sizeof path, &g, "referee");
+        json_decref(get_json(path, tablet));
+        path_of(path, sizeof path, &g, "pause");
+        json_decref(post_json(path, tablet, "{}", 200));
+        path_of(path, sizeof path, &g, "resume");
+        json_decref(post_json(path, tablet, "{}", 200));
+        assert_int_equal(sync_log(&g, NULL, 0), 2);
+        path_of(path, sizeof path, &g, "seats/1/token");
+        json_decref(post_json(path, tablet, "{}", 201));
+        /* reads a display may make */
+        json_decref(get_json("/v1/games/pitch-fleet", tablet));
+        snprintf(path, sizeof path, "/v1/matches/%lld", (long long) other.id);
+        json_decref(get_json(path, tablet));
+
+        /* another match, and every other write: 403 naming its match */
+        static const char *const refused[][2] = {
+                { "POST", "start" }, { "POST", "inputs" }, { "POST", "preview" }, { "POST", "pause" },
+                { "POST", "abort" }, { "POST", "referee-token" }, { "POST", "seats/1/token" }, { "GET", "referee" },
+                { "GET", "log" }, { "GET", "seats/1" },
+        };
+        for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+                path_of(path, sizeof path, &other, refused[i][1]);
+                if (strcmp(refused[i][0], "GET") == 0)
+                        http_get(&daemon_, path, tablet, &r);
+                else
+                        http_post_json(&daemon_, path, tablet, strcmp(refused[i][1], "inputs") == 0 ||
+                                       strcmp(refused[i][1], "preview") == 0 ? "{\"kind\": \"start\"}" : "{}", &r);
+                if (r.status != 403)
+                        fail_msg("%s %s with a token of match %lld: expected 403, got %ld: %s", refused[i][0], path,
+                                 (long long) g.id, r.status, r.body);
+                http_reply_done(&r);
+        }
+        snprintf(body, sizeof body, "{\"game\": \"pitch-fleet\", \"players\": [\"Ana\", \"Ben\"]}");
+        http_post_json(&daemon_, "/v1/matches", tablet, body, &r);
+        expect(&r, 403);
+        assert_non_null(strstr(json_string_value(json_object_get(r.json, "detail")), "referees match"));
+        http_reply_done(&r);
+        http_get(&daemon_, "/v1/tokens", tablet, &r);
+        expect(&r, 403);
+        http_reply_done(&r);
+        /* the other match is as it was */
+        assert_int_equal(sync_log(&other, NULL, 0), 0);
+
+        /* the database holds the scope: a referee's token may name a match
+         * (revoked at once here), a display token none */
+        assert_int_equal(run_cmd("psql -q '%s' -c \"INSERT INTO api_tokens (name, role, token_hash, created_by, "
+                                 "match_id, revoked_at) VALUES ('%s', 'referee', repeat('0', 64), 'test', %lld, now())\"",
+                                 harness_env("ARBITER_TEST_DSN"), unique_name("ok"), (long long) g.id), 0);
+        assert_true(run_cmd("psql -q '%s' -c \"INSERT INTO api_tokens (name, role, token_hash, created_by, "
+                            "match_id) VALUES ('%s', 'display', repeat('0', 64), 'test', %lld)\" 2>/dev/null",
+                            harness_env("ARBITER_TEST_DSN"), unique_name("bad"), (long long) g.id) != 0);
+
+        path_of(path, sizeof path, &g, "abort");
+        json_decref(post_json(path, tablet, "{}", 200));
+        path_of(path, sizeof path, &other, "abort");
+        json_decref(post_json(path, referee_token, "{}", 200));
+        free(tablet);
+        free(name);
+        game_done(&g);
+        game_done(&other);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(impossible_reports_are_refused),
+                cmocka_unit_test(a_tablet_referees_its_own_match_only),
                 cmocka_unit_test(four_players),
                 cmocka_unit_test(six_players_and_a_kill),
                 cmocka_unit_test(solo),
