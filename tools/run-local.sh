@@ -5,13 +5,16 @@
 # Keeps a PostgreSQL cluster under ./var/pg (created on first run, reused
 # after), starts a D-Bus session bus of its own at ./var/bus (so that
 # `busctl --address=unix:path=var/bus` always finds arbiterd), creates an
-# admin token once (./var/admin.token), starts a simulated venue — two tables
+# admin token once (./var/admin.token), starts a simulated venue — three tables
 # of pads, each an arbiter-padsim on its own pty — and runs arbiterd on
 # 127.0.0.1:8080.  Once arbiterd answers it creates the venue's tables if they
 # are not there yet: table-a (four button pads), where arbiter-bots keep a
 # Crash Pilot match going and play it as people would (docs/bots.md), and
 # table-b (three seats, each with a button pad and a slap pad), where another
-# arbiter-bots keeps a Crazy Pilot match going.
+# arbiter-bots keeps a Crazy Pilot match going, and table-c (four seats and a
+# referee keypad), where a Pitch Fleet match of four waits for a referee: no
+# bot plays it, a newcomer reports its turns from the referee console and
+# may press the keypad's keys by writing them to var/pads/table-c.presses.
 #
 # arbiterd is supervised as systemd's unit would have it (Restart=on-failure,
 # RestartSec=2s, RestartPreventExitStatus=65 78): when it dies it is started
@@ -156,6 +159,8 @@ fi
 # Table A: four button pads (Crash Pilot), played by arbiter-bots through the
 # FIFO table-a.presses, padsim's script.  Table B: three button pads and three
 # slap pads (Crazy Pilot), played by arbiter-bots through table-b.presses.
+# Table C: a referee keypad (Pitch Fleet's frequent steps), pressed by whoever
+# writes padsim's script lines to the FIFO table-c.presses.
 # Clocks are offset and drift as real ones do.
 mkdir -p "$var/pads"
 start_padsim() {     # name, its stdin, padsim options...
@@ -184,8 +189,14 @@ start_padsim table-b "$presses_b" --kinds buttons,buttons,buttons,slap,slap,slap
     --offset-us -5000,12000,700,-22000,3000,-9000 --drift-ppm -10,45,-70,90,-25,55 --jitter-us 300 --script -
 # shellcheck disable=SC2086  # ARBITER_BOTS_B_OPTIONS is a list of options
 start_bots table-b "$presses_b" --uid-base 0xb000 --pads 6 --game crazy-pilot ${ARBITER_BOTS_B_OPTIONS:-}
-for _ in $(seq 100); do [[ -L $var/pads/table-a && -L $var/pads/table-b ]] && break; sleep 0.05; done
-export ARBITER_PADS="$var/pads/table-a $var/pads/table-b"
+presses_c="$var/pads/table-c.presses"
+fifo "$presses_c"
+# read-write: padsim holds both ends, so it starts with no one writing yet
+setsid "$padsim" --link "$var/pads/table-c" --quiet --kinds referee --uid-base 0xc000 --script - \
+    <>"$presses_c" >"$var/pads/table-c.out" 2>"$var/pads/table-c.log" &
+sim_pids+=($!)
+for _ in $(seq 100); do [[ -L $var/pads/table-a && -L $var/pads/table-b && -L $var/pads/table-c ]] && break; sleep 0.05; done
+export ARBITER_PADS="$var/pads/table-a $var/pads/table-b $var/pads/table-c"
 
 # The tables, created once arbiterd takes requests (kept in the database, so
 # only on the first run).  A pad id is its uid in 16 hex digits.  Table B's
@@ -196,6 +207,22 @@ table_b='{"name": "table-b", "seats": [
           {"seat": 1, "pads": [{"pad": "000000000000b000", "role": "buttons"}, {"pad": "000000000000b003", "role": "slap"}]},
           {"seat": 2, "pads": [{"pad": "000000000000b001", "role": "buttons"}, {"pad": "000000000000b004", "role": "slap"}]},
           {"seat": 3, "pads": [{"pad": "000000000000b002", "role": "buttons"}, {"pad": "000000000000b005", "role": "slap"}]}]}'
+table_c='{"name": "table-c", "seats": [{"seat": 1, "pads": []}, {"seat": 2, "pads": []}, {"seat": 3, "pads": []},
+          {"seat": 4, "pads": []}], "pads": [{"pad": "000000000000c000", "role": "keypad"}]}'
+# A Pitch Fleet match of four at table-c unless one is live there already: it
+# waits, ready, for a referee (the console, or REST) to start it.
+pitch_fleet_match() {   # auth header
+    local table match
+    table=$(curl -sf "$url/v1/tables?limit=1000" | jq '.items[] | select(.name == "table-c") | .id')
+    [[ -n $table ]] || return 1
+    match=$(curl -sf "$url/v1/tables/$table" | jq '.match.id // empty')
+    if [[ -z $match ]]; then
+        match=$(curl -sf -H "$1" -H 'Content-Type: application/json' -d "{\"game\": \"pitch-fleet\", \"table\": $table,
+                \"players\": [\"Ana\", \"Ben\", \"Cy\", \"Dee\"], \"confirm\": \"referee\"}" "$url/v1/matches" | jq .id)
+        [[ -n $match ]] || return 1
+    fi
+    echo "Pitch Fleet match $match at table-c waits for its referee: $url/referee?match=$match" >&2
+}
 create_tables() {
     local auth deadline=$((SECONDS + READY_TIMEOUT_S)) spec name
     auth="Authorization: Bearer $(cat "$var/admin.token")"
@@ -206,7 +233,7 @@ create_tables() {
         fi
         sleep "$POLL_S"
     done
-    for spec in "$table_a" "$table_b"; do
+    for spec in "$table_a" "$table_b" "$table_c"; do
         name=$(jq -r .name <<<"$spec")
         if curl -sf "$url/v1/tables?limit=1000" | jq -e --arg n "$name" '.items | any(.name == $n)' >/dev/null; then
             continue
@@ -214,7 +241,8 @@ create_tables() {
         curl -sf -H "$auth" -H 'Content-Type: application/json' -d "$spec" "$url/v1/tables" |
             jq -r '"created \(.name) (table \(.id)) with \(.seats | length) seats"' >&2
     done
-    echo "venue ready: table-a and table-b at $url/v1/tables" >&2
+    echo "venue ready: table-a, table-b and table-c at $url/v1/tables" >&2
+    pitch_fleet_match "$auth" || echo "the Pitch Fleet match at table-c could not be created" >&2
 }
 
 cat <<MSG
@@ -223,9 +251,12 @@ cat <<MSG
 
     health        curl $url/v1/health
     API routes    curl $url/v1
-    pads          curl $url/v1/pads      (two simulated tables)
+    pads          curl $url/v1/pads      (three simulated tables)
     tables        curl $url/v1/tables    (table-a: Crash Pilot, table-b: Crazy Pilot,
-                  each played by bots)
+                  each played by bots; table-c: Pitch Fleet, yours to referee)
+    Pitch Fleet   $url/referee (the admin token below): start table-c's match,
+                  report each turn (pick, shot, end_turn); its keypad's Enter:
+                  echo '{"in_us":0,"pad":0,"button":10,"press":true}' > var/pads/table-c.presses
     matches       curl '$url/v1/matches?state=running'   (the bots' matches)
     presses       curl $url/v1/presses   (in pad-time order)
     live events   curl -N $url/v1/events

@@ -2,8 +2,11 @@
 # tests/integration/make-run.sh — what `make run` does (tools/run-local.sh),
 # against the suite's PostgreSQL with the test build:
 #
-#   1. it creates the venue's tables, table-a and table-b, with the simulated
-#      pads at their seats (table-b's seats a button pad and a slap pad each);
+#   1. it creates the venue's tables, table-a, table-b and table-c, with the
+#      simulated pads at their seats (table-b's seats a button pad and a slap
+#      pad each, table-c a referee keypad), and a Pitch Fleet match waits at
+#      table-c for its referee: started over REST, paused from its keypad
+#      through the FIFO make run prints;
 #   2. at table-a the bots host a Crash Pilot match and play it to its end,
 #      and at table-b others a Crazy Pilot match;
 #   3. arbiterd killed with SIGKILL is restarted, with a message saying how it
@@ -47,7 +50,7 @@ trap 'exit 130' INT TERM
 
 FAST_BOTS_B='--reaction-ms 150 --reaction-min-ms 80 --slap-ms 100 --between-ms 300'
 
-echo "1..6"
+echo "1..7"
 venue_start "$dir" "$FAST_BOTS" "$FAST_BOTS_B"
 bots_log="$VENUE_RUN/pads/table-a.bots.log"
 bots_b_log="$VENUE_RUN/pads/table-b.bots.log"
@@ -64,6 +67,30 @@ tables_are_there() {
             ["buttons 000000000000b002", "slap 000000000000b005"]]' <<<"$tables" >/dev/null
 }
 check "make run creates table-a and table-b with the simulated pads" tables_are_there
+
+# 1b. table-c's Pitch Fleet match, for a newcomer to referee; its keypad pauses it
+pitch_fleet_at_table_c() {
+    local id table auth state i
+    venue_wait_line "$VENUE_ERR" "at table-c waits for its referee" || return 1
+    id=$(sed -n 's/.*Pitch Fleet match \([0-9]*\) at table-c waits.*/\1/p' "$VENUE_ERR" | tail -n 1)
+    table=$(curl -sf "$VENUE_URL/v1/tables?limit=1000" | jq '.items[] | select(.name == "table-c") | .id')
+    curl -sf "$VENUE_URL/v1/tables/$table" | jq -e '.pads == [{"pad": "000000000000c000", "role": "keypad"}]' \
+        >/dev/null || return 1
+    curl -sf "$VENUE_URL/v1/matches/$id" |
+        jq -e --argjson t "$table" '.state == "ready" and .game == "pitch-fleet" and .table == $t and
+                                    (.seats | length) == 4' >/dev/null || return 1
+    auth="Authorization: Bearer $(cat "$VENUE_RUN/admin.token")"
+    curl -sf -X POST -H "$auth" -H 'Content-Type: application/json' -d '{}' "$VENUE_URL/v1/matches/$id/start" \
+        >/dev/null || return 1
+    echo '{"in_us":0,"pad":0,"button":14,"press":true}' >"$VENUE_RUN/pads/table-c.presses"
+    for ((i = 0; i < VENUE_WAIT_S * 10; i++)); do
+        state=$(curl -sf "$VENUE_URL/v1/matches/$id" | jq -r .state)
+        [[ $state == paused ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check "a Pitch Fleet match waits at table-c for its referee, and table-c's keypad pauses it" pitch_fleet_at_table_c
 
 # 2. a match at table-a, hosted by the bots, played to its end
 match_over_at_table_a() {   # the number of "is over" lines to wait for
