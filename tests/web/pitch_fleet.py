@@ -308,6 +308,21 @@ def a_pitch_fleet_charging_draw_is_kept_then_used_from_the_console(w):
     b.wait_text("#steps .pf-charge", drawn["effect"])
     assert b.js("return document.querySelector('#steps .pf-end-turn').disabled;"), "end_turn before the draw is answered"
     shot(b, "charge")
+    # the drawing seat's station shows the drawn card; the other seat's does not
+    for seat in (1, 2):
+        token = d.post(f"/v1/matches/{m}/seats/{seat}/token", {}, ref)["token"]
+        b.d.switch_to.new_window("tab")
+        b.open(f"{w.url}/station?match={m}&seat={seat}&access_token={token}")
+        b.wait_js("return document.querySelector('.pf-table .pf-svg');", f"seat {seat}'s station")
+        if seat == me["seat"]:
+            b.wait_js(f"return document.querySelector('.pf-drawn .pf-card[data-handle=\"{drawn['handle']}\"]');",
+                      "the drawn card on its seat's station")
+        else:
+            b.wait_text(".pf-table .pf-turn-line", "a charging satellite")
+            assert not b.js("return document.querySelector('.pf-drawn');"), "another seat's drawn card on a station"
+            assert not b.js(f"return document.querySelector('[data-handle=\"{drawn['handle']}\"]');"), "the drawn card on another seat's station"
+        b.d.close()
+        b.d.switch_to.window(console)
     b.click("#steps .pf-keep")
     confirm_proposal(b)
     v = wait_phase(d, ref, m, ("decide",))
