@@ -22,7 +22,7 @@ PLAIN = {"B1", "B2", "B3", "B5", "B7", "B8", "B9"}
 
 
 def tests(**helpers):
-    """The tests, in order; helpers: need_game, wait_outcome, checks, Skip."""
+    """The tests, in order; helpers: need_game, wait_outcome, checks."""
     H.update(helpers)
     return [the_referee_plays_a_pitch_fleet_turn_and_the_table_shows_it,
             a_pitch_fleet_charging_draw_is_kept_then_used_from_the_console,
