@@ -23,6 +23,9 @@ echo
 echo "== Crazy Pilot's slap race (the last slap on the pty → PenaltyGiven on D-Bus and SSE; issue 13)"
 tests/bench/bench_crazy_race.sh "$build"
 echo
+echo "== Pitch Fleet's referee reports (a report over REST → its first event on SSE; issue 14)"
+tests/bench/bench_pitch_fleet.sh "$build"
+echo
 echo "== a venue's load (2,000 event streams and slow clients; issue 11)"
 tests/bench/load.sh "$build"
 echo

@@ -532,9 +532,7 @@ static bool step(struct game *g) {
 
         if (pf_sim_next(g->st, &g->rng, &g->p, last_seq(g) + 1, 0, &in, &junk) == -EAGAIN)
                 return false;
-        /* a try of no moves is out of its field's range: no log shape */
-        char *body = junk && in.kind == ENG_IN_ACTION && in.action == PF_ACTION_ATTEMPT
-                ? strdup("{\"kind\": \"attempt\", \"result\": \"success\", \"moves\": 0}") : request_of(&in);
+        char *body = request_of(&in);
         int key = g->keypad ? key_of(&in) : -1;
 
         bool target = !junk && g->void_at && !g->void_target && !g->view_before_target && in.kind == ENG_IN_ACTION &&
@@ -543,12 +541,10 @@ static bool step(struct game *g) {
         if (target)
                 g->view_before_target = referee_view(g);
         if (junk) {
-                /* an impossible report: a solo try of no moves is out of
-                 * its field's range (400); the rest the engine refuses */
-                if (in.kind == ENG_IN_ACTION && in.action == PF_ACTION_ATTEMPT)
-                        json_decref(send_refused(g, body, 400, "moves"));
-                else
-                        json_decref(send_refused(g, body, 409, NULL));
+                /* an impossible report (a solo success past the card's
+                 * move limit, a turn's input in solo, an end_turn before a
+                 * pick, a second pick): the engine refuses it */
+                json_decref(send_refused(g, body, 409, NULL));
         } else if (key >= 0 && (g->done[in.action] % 2) == 0) {
                 /* the keypad, every other time: its press makes the input
                  * the preview showed */
@@ -834,6 +830,9 @@ static void solo(void **state) {
 
         game_new(&g, 1, 101, "{}", false);
         g.p.junk_pct = 25;
+        assert_true(step(&g));          /* start */
+        /* a try of no moves is out of its field's range: 400 naming it */
+        json_decref(send_refused(&g, "{\"kind\": \"attempt\", \"result\": \"success\", \"moves\": 0}", 400, "moves"));
         play_out(&g, 0);
         report(&g, "solo");
         assert_true(g.done[PF_ACTION_ATTEMPT] >= 7 && g.refused > 0);
@@ -893,6 +892,7 @@ static void pick_plain(struct game *g) {
         json_t *rep = send_previewed(g, body);
         expect_published(g, json_integer_value(json_object_get(rep, "seq")), json_object_get(rep, "events"));
         assert_int_equal(sync_log(g, NULL, 0), 1);
+        count(g, &g->log[g->n_log - 1].in);
         json_decref(rep);
         json_decref(v);
 }
@@ -902,6 +902,7 @@ static void send_ok(struct game *g, const char *body) {
 
         expect_published(g, json_integer_value(json_object_get(rep, "seq")), json_object_get(rep, "events"));
         assert_int_equal(sync_log(g, NULL, 0), 1);
+        count(g, &g->log[g->n_log - 1].in);
         json_decref(rep);
 }
 
