@@ -153,7 +153,7 @@ report() {      # report FILE JSON
         [[ $code == 200 ]] || return 1
         seq=$(jq -r .seq "$tmp/reply.json")
         for ((i = 0; i < STEP_TIMEOUT_S * 200; i++)); do
-                line=$(grep -m1 -E "data: .*\"match\": ?$MATCH[,}].*\"seq\": ?$seq[,}]|data: .*\"seq\": ?$seq[,}].*\"match\": ?$MATCH[,}]" \
+                line=$(grep -m1 -E "data: .*\"match\": ?${MATCH}[,}].*\"seq\": ?${seq}[,}]|data: .*\"seq\": ?${seq}[,}].*\"match\": ?${MATCH}[,}]" \
                         "$tmp/stamps.out" || true)
                 [[ -n $line ]] && break
                 sleep 0.005
