@@ -117,9 +117,11 @@ start_all() {   # start_all BUILD_DIR
         # one stamper for both: the replies' lines and the stream
         mkfifo "$tmp/sends"
         exec 7<>"$tmp/sends"
+        # (none of them holds the FIFO's write end: cat ends when the
+        # script closes it)
         { cat "$tmp/sends" & curl -sN -H "Authorization: Bearer $TOKEN" \
-                "http://127.0.0.1:$PORT/v1/events?topic=match" 2>"$tmp/curl.log"; } |
-                "$build/tests/bench/bench_stamp" --stamp >"$tmp/stamps.out" &
+                "http://127.0.0.1:$PORT/v1/events?topic=match" 2>"$tmp/curl.log"; } 7>&- |
+                "$build/tests/bench/bench_stamp" --stamp >"$tmp/stamps.out" 7>&- &
         started $! stamper
         for ((i = 0; i < START_TIMEOUT_S * 10; i++)); do
                 grep -q retry: "$tmp/stamps.out" 2>/dev/null && break
