@@ -27,8 +27,13 @@
  *   - the result, confirmed by the referee: each seat's total, its terms
  *     and its team in each stage, as the replica says;
  *   - impossible reports: a location not on the layout (400 naming at[0]),
+ *     a ship that is no ship (outbound[0]), a solo try of no moves (moves),
  *     a ship not on the board, a restart without a restart card or after a
- *     collision (409, logged, the hash unchanged).
+ *     collision, the random referee's own impossible inputs (409, logged,
+ *     the hash unchanged);
+ *   - the players' tablet: a referee token limited to their match reports
+ *     their turns and is refused (403) on another match and every other
+ *     write (docs/matches.md, "Match referee tokens").
  *
  * Deterministic: the seeds are fixed, and each step waits for its events. */
 #define _GNU_SOURCE
