@@ -880,6 +880,9 @@ def the_tournament_pages_are_labelled_and_readable(w):
             b.wait_js("return document.querySelector('table.leaderboard');", "the leaderboard")
         elif p == "/tournaments":
             b.wait_text(f"tr[data-tournament=\"{w.tournament}\"]", "Club night")
+        elif p == "/player":
+            # live comes before the list is fetched and drawn
+            b.wait_js("return document.querySelector('ul.player-list li');", "the players' list")
         problems += [f"{p}: {x}" for x in b.js(checks.LABELS_JS)]
         low = b.js(checks.CONTRAST_JS, 4.5)
         problems += [f"{p}: contrast {x}" for x in low]
