@@ -2441,9 +2441,13 @@ static const struct eng_input_def pf_actions[PF_N_ACTIONS] = {
 /* A referee keypad (docs/protocol.md section 7): Enter ends the turn, a key
  * restarts, two pause and resume the table. */
 static const struct eng_route pf_routes[] = {
+        /* The keys as docs/protocol.md labels them: Enter ends the turn,
+         * Clear clears the attempt (a foul), digit 1 plays the restart
+         * card; Undo (12) is left to the console, whose undo names its
+         * input. */
         { .role = ENG_ROLE_KEYPAD, .button = 10, .kind = ENG_ROUTE_INPUT, .input = "end_turn" },
-        { .role = ENG_ROLE_KEYPAD, .button = 11, .kind = ENG_ROUTE_INPUT, .input = "restart" },
-        { .role = ENG_ROLE_KEYPAD, .button = 12, .kind = ENG_ROUTE_INPUT, .input = "foul" },
+        { .role = ENG_ROLE_KEYPAD, .button = 11, .kind = ENG_ROUTE_INPUT, .input = "foul" },
+        { .role = ENG_ROLE_KEYPAD, .button = 1, .kind = ENG_ROUTE_INPUT, .input = "restart" },
         { .role = ENG_ROLE_KEYPAD, .button = 13, .kind = ENG_ROUTE_INPUT, .input = "resume" },
         { .role = ENG_ROLE_KEYPAD, .button = 14, .kind = ENG_ROUTE_INPUT, .input = "pause" },
 };

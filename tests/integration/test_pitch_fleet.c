@@ -64,8 +64,8 @@ static const char config_text[] =
 #define KEYPAD_ID       "0000000000007d00"
 /* docs/games/pitch-fleet.md, "A referee keypad". */
 #define KEY_END_TURN    10
-#define KEY_RESTART     11
-#define KEY_FOUL        12
+#define KEY_RESTART     1
+#define KEY_FOUL        11
 #define KEY_RESUME      13
 #define KEY_PAUSE       14
 #define MAX_LOG         4096

@@ -1783,6 +1783,11 @@ static void decision_a_referee_keypad_for_the_frequent_steps(void **state) {
         r = eng_route_find(&pf_game, ENG_ROLE_KEYPAD, 10);
         assert_non_null(r);
         assert_string_equal(r->input, "end_turn");
+        /* Clear clears the attempt; the digit 1 is the restart card; Undo
+         * does not spend a card */
+        assert_string_equal(eng_route_find(&pf_game, ENG_ROLE_KEYPAD, 11)->input, "foul");
+        assert_string_equal(eng_route_find(&pf_game, ENG_ROLE_KEYPAD, 1)->input, "restart");
+        assert_null(eng_route_find(&pf_game, ENG_ROLE_KEYPAD, 12));
         assert_null(eng_route_find(&pf_game, ENG_ROLE_BUTTONS, 0));    /* no seat routes */
 }
 
