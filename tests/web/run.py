@@ -561,8 +561,20 @@ def the_referee_console_drives_on_and_moves_a_crazy_pilot_card(w):
     no_module_errors(b)
 
 
+# Taps a cover button in one script and reads it drawn again at once:
+# the click's draw is synchronous, the send cannot have been answered yet.
+COVER_TAP_JS = """
+const sel = `.cz-front li[data-handle="${arguments[0]}"] button.cz-cover`;
+const b = document.querySelector(sel);
+if (!b || b.disabled) return null;
+const r = b.getBoundingClientRect();
+b.click();
+const after = document.querySelector(sel);
+return {text: b.innerText, size: [r.width, r.height], disabled: after ? after.disabled : null};"""
+
+
 @test
-def a_two_player_crazy_pilot_station_shows_the_cards_in_front_of_it(w):
+def a_two_player_crazy_pilot_station_covers_a_card_in_front_of_it(w):
     b, d, ref = w.browser, w.daemon, w.referee
     need_game(w, "crazy-pilot")
     m = w.match("crazy-pilot", ["Gus", "Hal"], seed=34, config=cz.CZ_SLOW)
@@ -574,6 +586,7 @@ def a_two_player_crazy_pilot_station_shows_the_cards_in_front_of_it(w):
     mine = cz.wait_card(d, ref, m, 2)["you"]["card"]
     b.wait_js(SHOWN_JS + " === arguments[0];", "Hal's own card", mine["handle"])
     b.wait_text(".cz-front h3", "In front of you: 0 cards")
+    assert b.js("return document.querySelector('.cz-front button') === null;"), "a cover button with no card in front"
     # Gus shouts: his card goes in front of Hal, who may look at it (no race with two)
     cz.send(d, ref, m, "shout", 1)
     front = f".cz-front li[data-handle=\"{sent['handle']}\"]"
@@ -581,14 +594,40 @@ def a_two_player_crazy_pilot_station_shows_the_cards_in_front_of_it(w):
     assert b.text(f"{front} figcaption") == sent["name"]
     assert b.text(f"{front} p") == "Not covered"
     assert not b.js("return document.querySelector('.cz-race');"), "a race with two players"
-    assert b.js("return document.querySelector('.cz-front button') === null;"), "a cover button on a page that sends nothing"
-    # Hal covers it with his own token (REST): the station says so
-    d.post(f"/v1/matches/{m}/inputs", {"kind": "cover", "seat": 2, "card": sent["handle"]}, token)
-    b.wait_text(f"{front} p", "Covered with a penalty card")
-    b.wait_text(".cz-front h3", "In front of you: 1 card")
-    no_module_errors(b)
     problems = b.js(checks.LABELS_JS) + b.js(checks.CONTRAST_JS, 4.5)
     assert not problems, problems
+    # paused by the referee, the cover is refused: the page says why in
+    # words, the card stays uncovered and the button comes back
+    d.post(f"/v1/matches/{m}/pause", {}, ref)
+    wait_for(lambda: (b.js(STATUS_JS) or [None])[0] == "paused", "the pause on Hal's station")
+    wait_for(lambda: b.js(COVER_TAP_JS, sent["handle"]), "the cover button to be tappable")
+    b.wait_text("#sent", "Not sent: refused (")
+    assert b.js("return document.querySelector('#sent').getAttribute('role');") == "status"
+    b.wait_js(f"const e = document.querySelector('{front} button.cz-cover'); return e && !e.disabled;",
+              "the cover button back after the refusal")
+    assert b.text(f"{front} p") == "Not covered"
+    d.post(f"/v1/matches/{m}/resume", {}, ref)
+    wait_for(lambda: (b.js(STATUS_JS) or ["paused"])[0] != "paused", "the resume on Hal's station")
+    # Hal taps "Cover with a penalty card": disabled at once, a finger's size
+    tap = wait_for(lambda: b.js(COVER_TAP_JS, sent["handle"]), "the cover button to be tappable")
+    assert tap["text"] == "Cover with a penalty card", tap
+    assert tap["disabled"] is True, f"the cover button is not disabled while it is sent: {tap}"
+    assert min(tap["size"]) >= 44, f"the cover button is smaller than a finger: {tap}"
+    b.wait_text(f"{front} p", "Covered with a penalty card")
+    b.wait_text(".cz-front h3", "In front of you: 1 card")
+    assert b.js(f"return document.querySelector('{front} button') === null;"), "a cover button on a covered card"
+    assert b.js("return document.querySelector('.cz-front button') === null;"), "a cover button left"
+    assert b.text("#sent") == "", b.text("#sent")
+    assert [(c["handle"], c["covered"]) for c in d.get(f"/v1/matches/{m}/seats/2", token)["you"]["front"]] == \
+        [(sent["handle"], True)]
+    # the log: the refused cover and the one that stands, both from the seat (its token), for the card
+    covers = [i for i in d.get(f"/v1/matches/{m}/log", ref)["items"] if i["kind"] == "cover"]
+    assert [(c["source"], c["seat"], c["input"]["card"], c["refusal"] is None) for c in covers] == \
+        [("seat", 2, sent["handle"], False), ("seat", 2, sent["handle"], True)], covers
+    # a second cover of the card, over REST with the seat's token, is refused
+    again = d.post(f"/v1/matches/{m}/inputs", {"kind": "cover", "card": sent["handle"]}, token, expect=(409,))
+    assert again["refusal"], again
+    no_module_errors(b)
     d.post(f"/v1/matches/{m}/abort", {}, ref)
 
 

@@ -9,7 +9,9 @@
 // holds only its own seat's face (and, with two players, the faces of the
 // cards in front of it).  The answers appear once the match is scored
 // (`answers`, `scores`).  Events only add a sentence and a short flash: a
-// "Zombieeees!" or a "Driiiiive!" flashes for CZ_FLASH_MS at most.
+// "Zombieeees!" or a "Driiiiive!" flashes for CZ_FLASH_MS at most.  The
+// one input a station sends is the two-player `cover`, through the page's
+// ctx.send.
 import { h, fill } from "../../js/lib/dom.js";
 import { list, ordinal, seconds } from "../../js/lib/format.js";
 import { cardFigure, sceneText } from "./scene.js";
@@ -290,13 +292,21 @@ function myTable(me) {
       h("span.cz-stack-name", "Penalty cards"), h("span.cz-stack-count", String(me ? me.penalties ?? 0 : 0))));
 }
 
-// Two players: the cards the opponent sent you, which you may look at.
-function frontElement(you) {
+// Two players: the cards the opponent sent you, which you may look at,
+// and on each one not covered a "Cover with a penalty card" button (the
+// `cover` input, through the station's ctx.send; final): disabled while
+// it is sent, gone once the view says the card is covered.  `cover` is
+// null where the page sends nothing, or once the game is over.
+function frontElement(you, cover) {
   if (!Array.isArray(you.front)) return null;
   return h("section.cz-front", { "aria-label": "In front of you" },
     h("h3", `In front of you: ${you.front.length} ${you.front.length === 1 ? "card" : "cards"}`),
     you.front.length ? h("ul.cz-front-cards", you.front.map((c) => h("li", { dataset: { handle: c.handle, covered: String(!!c.covered) } },
-      cardFigure(c, "small"), h("p", c.covered ? "Covered with a penalty card" : "Not covered"))))
+      cardFigure(c, "small"), h("p", c.covered ? "Covered with a penalty card" : "Not covered"),
+      !c.covered && cover && h("button.big.cz-cover", {
+        type: "button", disabled: cover.pending.has(c.handle), dataset: { handle: c.handle },
+        onclick: () => cover.send(c.handle),
+      }, "Cover with a penalty card"))))
       : h("p.muted", "None yet. A card the opponent shouts at lands here; look for a zombie."),
     Array.isArray(you.sent) && h("p", `You sent ${you.sent.length} ${you.sent.length === 1 ? "card" : "cards"} to your opponent.`));
 }
@@ -306,25 +316,49 @@ export function station(root, ctx) {
   const banner = h("p.cz-banner", { "aria-hidden": "true" });
   const body = h("div.cz-body");
   fill(root, banner, body);
+  let last = null;              // [view, match] as last drawn, to draw again
+  // Handles of cards whose cover is being sent, or was sent and is not in
+  // the view yet: their buttons stay disabled.
+  const pending = new Set();
+  const cover = ctx.send && {
+    pending,
+    async send(handle) {
+      if (pending.has(handle)) return;
+      pending.add(handle);
+      draw();
+      const reply = await ctx.send({ kind: "cover", card: handle });
+      if (!reply) pending.delete(handle);     // refused: the page says why
+      draw();
+    },
+  };
+
+  function draw() {
+    if (!last) return;
+    const [view, match] = last;
+    const you = view.you;
+    if (!you) return fill(body, h("p", "This seat is not in the match."));
+    for (const c of you.front || []) if (c.covered) pending.delete(c.handle);
+    const [state, text] = youStatus(view, match, ctx, you);
+    const me = seatEntry(view, you.seat);
+    const race = view.race;
+    fill(body,
+      h("p.cz-you-status", { dataset: { state } }, text),
+      h("div.cz-station-main",
+        h("div.cz-station-card", { "aria-label": "Your face-up card", role: "group" },
+          you.card ? cardFigure(you.card, "big") : cardFigure(null, "big")),
+        h("div.cz-station-side",
+          race && racePanel(view, ctx),
+          myTable(me),
+          frontElement(you, finished(view) ? null : cover))),
+      finished(view) && scoresElement(view, match, ctx),
+      finished(view) && answersElement(view, ctx, you.seat));
+  }
+
   return {
     update(view, match) {
       if (!view) return;
-      const you = view.you;
-      if (!you) return fill(body, h("p", "This seat is not in the match."));
-      const [state, text] = youStatus(view, match, ctx, you);
-      const me = seatEntry(view, you.seat);
-      const race = view.race;
-      fill(body,
-        h("p.cz-you-status", { dataset: { state } }, text),
-        h("div.cz-station-main",
-          h("div.cz-station-card", { "aria-label": "Your face-up card", role: "group" },
-            you.card ? cardFigure(you.card, "big") : cardFigure(null, "big")),
-          h("div.cz-station-side",
-            race && racePanel(view, ctx),
-            myTable(me),
-            frontElement(you))),
-        finished(view) && scoresElement(view, match, ctx),
-        finished(view) && answersElement(view, ctx, you.seat));
+      last = [view, match];
+      draw();
     },
     event(ev) {
       if (ev.kind === "zombie_called") flash(banner, "cz-flash", "Zombieeees!");

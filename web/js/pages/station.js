@@ -6,7 +6,10 @@
 // seat token).  The token moves to sessionStorage (auth.js).  The page
 // reads only its own seat's view and stream (follow.js, audience "seat"),
 // so it cannot show another seat's hidden information: the server never
-// sends it one.
+// sends it one.  It sends only its own seat's inputs, for the game's
+// module (ctx.send): POST /v1/matches/{id}/inputs with the station's
+// token, whose seat the server takes; a refusal is shown in words in
+// #sent (role="status").
 import { useToken } from "../lib/auth.js";
 import { $, announce, fill, h } from "../lib/dom.js";
 import { MatchFeed, TableFeed } from "../lib/follow.js";
@@ -23,6 +26,35 @@ const area = $("#seat");
 
 let current = null;
 let generation = 0;
+
+// A refusal in words: the engine's (409, its `refusal`), the token's
+// (401/403) or arbiterd's being out of reach.
+function refusalText(e) {
+  const p = e.problem || {};
+  if (e.status === 401 || e.status === 403) {
+    return `Not sent: this station may not send that (${e.message}). Ask the referee.`;
+  }
+  if (e.status === 0) return "Not sent: arbiterd cannot be reached. Try again.";
+  return p.refusal ? `Not sent: refused (${p.refusal}): ${e.message}` : `Not sent: ${e.message}`;
+}
+
+// The seat's own input (docs/web.md, "Game modules": ctx.send): resolves
+// with the reply, or with null once a refusal is shown.  The input's seat
+// is the token's; the page refetches the seat's view after a reply.
+async function sendInput(id, input) {
+  const box = $("#sent");
+  fill(box);
+  delete box.dataset.outcome;
+  try {
+    const reply = await api.post(`/v1/matches/${id}/inputs`, input);
+    if (current && current.id === id) current.feed?.refresh();
+    return reply;
+  } catch (e) {
+    box.dataset.outcome = "refused";
+    fill(box, h("span.error", refusalText(e)));
+    return null;
+  }
+}
 
 function refused(e) {
   fill(area, notice(e.status === 401 || e.status === 403
@@ -45,10 +77,12 @@ async function show(id) {
   const game = await loadGame(view.game);
   if (mine !== generation) return;
   let latest = null;
-  const ctx = makeContext(game, { audience: "seat", seat, getMatch: () => latest });
+  const ctx = { ...makeContext(game, { audience: "seat", seat, getMatch: () => latest }),
+    send: (input) => sendInput(id, input) };
   const el = h("div.game-area", { dataset: { game: view.game, match: id } });
   fill(area, el);
   fill($("#announcements"));
+  fill($("#sent"));
   const renderer = game.module.station(el, ctx);
   current.feed = new MatchFeed(id, {
     audience: "seat",
