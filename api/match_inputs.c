@@ -46,13 +46,26 @@ static const char *refusal_text(enum eng_refusal r) {
         }
 }
 
-static json_t *refusal_problem(const struct eng_input *in, enum eng_refusal refusal, bool preview) {
-        json_t *p = preview ? problem_new(MHD_HTTP_CONFLICT, "it would be refused (%s): %s; nothing was stored",
-                                          eng_refusal_name(refusal), refusal_text(refusal))
-                            : problem_new(MHD_HTTP_CONFLICT, "refused (%s): %s; the input is logged as seq %" PRIu64,
-                                          eng_refusal_name(refusal), refusal_text(refusal), in->seq);
+/* The 409 of a refused input: the engine's own words when it gave them
+ * ("ship: is not on the board"), else the refusal's. */
+static json_t *refusal_problem(const struct eng_input *in, const struct eng_out *out, bool preview) {
+        enum eng_refusal refusal = out->refusal;
+        char why[256];
+        json_t *p;
+
+        if (out->refusal_why)
+                snprintf(why, sizeof why, "%s%s%s", out->refusal_field ? out->refusal_field : "",
+                         out->refusal_field ? ": " : "", out->refusal_why);
+        else
+                snprintf(why, sizeof why, "%s", refusal_text(refusal));
+        p = preview ? problem_new(MHD_HTTP_CONFLICT, "it would be refused (%s): %s; nothing was stored",
+                                  eng_refusal_name(refusal), why)
+                    : problem_new(MHD_HTTP_CONFLICT, "refused (%s): %s; the input is logged as seq %" PRIu64,
+                                  eng_refusal_name(refusal), why, in->seq);
         problem_set(p, "refusal", json_string(eng_refusal_name(refusal)));
         problem_set(p, "seq", json_integer((json_int_t) in->seq));
+        if (out->refusal_field)
+                problem_set(p, "field", json_string(out->refusal_field));
         return p;
 }
 
@@ -76,7 +89,7 @@ static void on_control_done(void *userdata, struct match *m, int r, const struct
         if (r < 0)
                 api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE, "the input could not be stored: %s", error);
         else if (out->refusal != ENG_ACCEPTED)
-                api_reply_problem_json(req, refusal_problem(in, out->refusal, false));
+                api_reply_problem_json(req, refusal_problem(in, out, false));
         else
                 api_match_reply(m->reg, req, m->id, MHD_HTTP_OK);
 }
@@ -148,7 +161,7 @@ static void on_input_done(void *userdata, struct match *m, int r, const struct e
         if (r < 0) {
                 api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE, "the input could not be stored: %s", error);
         } else if (out->refusal != ENG_ACCEPTED) {
-                api_reply_problem_json(req, refusal_problem(in, out->refusal, false));
+                api_reply_problem_json(req, refusal_problem(in, out, false));
         } else {
                 body = json_pack("{s:I, s:s, s:o, s:o}", "seq", (json_int_t) in->seq, "state", match_state_name(m),
                                  "events", match_json_outputs(m->game, m->state, out, &c->reader),
@@ -247,7 +260,7 @@ void handle_match_preview(struct api_request *req) {
         if (r < 0) {
                 api_match_store_failed(req, r);
         } else if (out->refusal != ENG_ACCEPTED) {
-                api_reply_problem_json(req, refusal_problem(&in, out->refusal, true));
+                api_reply_problem_json(req, refusal_problem(&in, out, true));
         } else {
                 body = json_pack("{s:b, s:I, s:o, s:o, s:o}", "preview", 1, "seq", (json_int_t) in.seq,
                                  "events", match_json_outputs(m->game, state, out, &match_referee),

@@ -374,8 +374,16 @@ uint32_t eng_handle_card(uint64_t key, uint32_t handle) {
 
 void eng_out_reset(struct eng_out *out, int64_t wake_us) {
         out->refusal = ENG_ACCEPTED;
+        out->refusal_field = NULL;
+        out->refusal_why = NULL;
         out->wake_us = wake_us;
         out->n = 0;
+}
+
+enum eng_refusal eng_refuse(struct eng_out *out, enum eng_refusal refusal, const char *field, const char *why) {
+        out->refusal_field = field;
+        out->refusal_why = why;
+        return refusal;
 }
 
 struct eng_output *eng_out_push(struct eng_out *out, const struct eng_event_def *def, int seat, int64_t at_us) {

@@ -408,6 +408,13 @@ enum eng_buzz {
 /* Caller-provided; apply() resets it.  About 6.5 KB. */
 struct eng_out {
         enum eng_refusal refusal;
+        /* A refused input: the field at fault ("ship") and why, in a few
+         * words that follow it ("is not on the board"), static strings of
+         * the engine (eng_refuse()); NULL when the refusal says it all.
+         * Shown in a 409's detail, never stored: the log keeps the
+         * refusal. */
+        const char *refusal_field;
+        const char *refusal_why;
         int64_t wake_us;                /* the engine's next wake-up after this input, or
                                          * ENG_NEVER: replaces any earlier one */
         size_t n;
@@ -607,8 +614,14 @@ const char *eng_type_name(enum eng_type t);
 
 /* ---- For engines. */
 
-/* Empties out: no outputs, accepted, wake_us as given. */
+/* Empties out: no outputs, accepted, no refusal field or why, wake_us as
+ * given. */
 void eng_out_reset(struct eng_out *out, int64_t wake_us);
+
+/* Notes which field of the input is at fault (may be NULL: the input as a
+ * whole) and why, both static strings, and returns refusal:
+ *     return eng_refuse(out, ENG_REFUSED_INVALID, "ship", "is not on the board"); */
+enum eng_refusal eng_refuse(struct eng_out *out, enum eng_refusal refusal, const char *field, const char *why);
 
 /* Appends a zeroed output (padding included, so outputs compare with
  * memcmp) of def with seat and at_us set, or NULL when out is full: an

@@ -1223,45 +1223,50 @@ static enum eng_refusal do_pick(struct pf_state *st, const struct eng_input *in,
                 return ENG_REFUSED_UNSUPPORTED;
         if ((r = who(st, in)) != ENG_ACCEPTED)
                 return r;
-        if (h < 0 || h > UINT32_MAX || pf_card_of(st, (uint32_t) h, &card) < 0 || ship < 0 || ship >= PF_N_SHIPS ||
-            !loc_ok(start_at) || !loc_ok(relocate) || !loc_ok(beam_at))
-                return ENG_REFUSED_INVALID;
+        if (h < 0 || h > UINT32_MAX || pf_card_of(st, (uint32_t) h, &card) < 0)
+                return eng_refuse(out, ENG_REFUSED_INVALID, "card", "is no power card of this match");
+        if (ship < 0 || ship >= PF_N_SHIPS)
+                return eng_refuse(out, ENG_REFUSED_INVALID, "ship", "is no starship");
+        if (!loc_ok(start_at) || !loc_ok(relocate) || !loc_ok(beam_at))
+                return eng_refuse(out, ENG_REFUSED_INVALID, NULL, "a location is not one of the layout's");
         if (st->phase != PF_PHASE_PICK)
                 return ENG_REFUSED_STATE;
         /* The card: a face-up top (or, after a charge use, the drawn one). */
         if (t->forced != PF_NO_CARD) {
                 if (card != t->forced)
-                        return ENG_REFUSED_INVALID;
+                        return eng_refuse(out, ENG_REFUSED_INVALID, "card", "must be the card just drawn and used");
         } else if ((from = pf_face_up_seat(st, card)) < 0) {
-                return ENG_REFUSED_INVALID;
+                return eng_refuse(out, ENG_REFUSED_INVALID, "card", "is not a face-up power card");
         }
         kind = kind_of(st, card);
         /* The ship: dealt this stage, the player's own or a teammate's. */
         if (st->owner[ship] < 0)
-                return ENG_REFUSED_INVALID;
+                return eng_refuse(out, ENG_REFUSED_INVALID, "ship", "is not dealt to anyone this stage");
         if ((int) pf_ship_team((unsigned) ship) != team_of_seat(st, st->current_seat))
-                return ENG_REFUSED_NOT_ALLOWED;
+                return eng_refuse(out, ENG_REFUSED_NOT_ALLOWED, "ship", "is an opponent's");
         p = &st->ships[ship];
         /* F15, F16: a ship off the board starts on the starting planet, or
          * anywhere on its board when it is crowded. */
-        if (start_at != ENG_ABSENT &&
-            (p->on_board || !pf_location_on_board((unsigned) start_at, st->start_planet)))
-                return ENG_REFUSED_INVALID;
+        if (start_at != ENG_ABSENT && p->on_board)
+                return eng_refuse(out, ENG_REFUSED_INVALID, "start_at", "is for a ship off the board, and this one is on it");
+        if (start_at != ENG_ABSENT && !pf_location_on_board((unsigned) start_at, st->start_planet))
+                return eng_refuse(out, ENG_REFUSED_INVALID, "start_at", "is not on the starting planet's board");
         /* B6: a planet other than the goal; B10: anywhere a card's length
          * away (the referee names where it now is). */
         if (relocate != ENG_ABSENT) {
                 if (kind == PF_CARD_B6) {
                         if (pf_location_kind((unsigned) relocate) != PF_KIND_PLANET ||
                             relocate == pf_planet_location(st->goal_planet))
-                                return ENG_REFUSED_INVALID;
+                                return eng_refuse(out, ENG_REFUSED_INVALID, "relocate_to",
+                                                  "must be a planet other than the goal");
                 } else if (kind != PF_CARD_B10) {
-                        return ENG_REFUSED_INVALID;
+                        return eng_refuse(out, ENG_REFUSED_INVALID, "relocate_to", "this card moves no ship before the shot");
                 }
         } else if (kind == PF_CARD_B6) {
-                return ENG_REFUSED_INVALID;
+                return eng_refuse(out, ENG_REFUSED_INVALID, "relocate_to", "is missing: this card relocates the ship first");
         }
         if (beam_at != ENG_ABSENT && kind != PF_CARD_B4 && kind != PF_CARD_A3)
-                return ENG_REFUSED_INVALID;
+                return eng_refuse(out, ENG_REFUSED_INVALID, "beam_at", "this card places no beam");
 
         /* Accepted. */
         if (from >= 0) {
@@ -1339,8 +1344,13 @@ static enum eng_refusal do_shot(struct pf_state *st, const struct eng_input *in,
                 return r;
         outbound = ship_list(&a[PF_SHOT_OUTBOUND], PF_N_SHIPS, NULL);
         knocked = ship_list(&a[PF_SHOT_KNOCKED], PF_MAX_KNOCKED, knocked_order);
-        if (outbound < 0 || knocked < 0 || na < 0 || na > PF_MAX_AT || a[PF_SHOT_KNOCKED_AT] != a[PF_SHOT_KNOCKED] ||
-            a[PF_SHOT_STACKED] < 0 || a[PF_SHOT_STACKED] > 1 || a[PF_SHOT_COLLIDED] < 0 || a[PF_SHOT_COLLIDED] > 1 ||
+        if (outbound < 0)
+                return eng_refuse(out, ENG_REFUSED_INVALID, "outbound", "names a ship twice, or no ship");
+        if (knocked < 0)
+                return eng_refuse(out, ENG_REFUSED_INVALID, "knocked", "names a ship twice, or no ship");
+        if (a[PF_SHOT_KNOCKED_AT] != a[PF_SHOT_KNOCKED])
+                return eng_refuse(out, ENG_REFUSED_INVALID, "knocked_at", "must name one location per knocked ship");
+        if (na < 0 || na > PF_MAX_AT || a[PF_SHOT_STACKED] < 0 || a[PF_SHOT_STACKED] > 1 || a[PF_SHOT_COLLIDED] < 0 || a[PF_SHOT_COLLIDED] > 1 ||
             a[PF_SHOT_SPRINGBOARD_FAILED] < 0 || a[PF_SHOT_SPRINGBOARD_FAILED] > 1 || a[PF_SHOT_BEAMS_KNOCKED] < 0 ||
             a[PF_SHOT_BEAMS_KNOCKED] > PF_BEAMS)
                 return ENG_REFUSED_INVALID;
@@ -1351,12 +1361,13 @@ static enum eng_refusal do_shot(struct pf_state *st, const struct eng_input *in,
                         return ENG_REFUSED_INVALID;
                 if (loc == PF_LOC_NONE) {
                         if (na != 1)
-                                return ENG_REFUSED_INVALID;     /* [none] alone is open space */
+                                return eng_refuse(out, ENG_REFUSED_INVALID, "at",
+                                                  "names none (open space) beside a location");
                         continue;
                 }
                 for (int64_t k = 0; k < i; k++)
                         if (a[PF_SHOT_AT + 1 + k] == loc)
-                                return ENG_REFUSED_INVALID;
+                                return eng_refuse(out, ENG_REFUSED_INVALID, "at", "names a location twice");
                 rep.at[rep.n_at++] = (uint8_t) loc;
         }
         for (int64_t i = 0; i < a[PF_SHOT_KNOCKED]; i++) {
@@ -1380,23 +1391,31 @@ static enum eng_refusal do_shot(struct pf_state *st, const struct eng_input *in,
         rep.beams_knocked = (uint8_t) a[PF_SHOT_BEAMS_KNOCKED];
         /* A ship not on the board can neither go out nor be knocked; the
          * moved ship cannot knock itself; a stacked ship is outbound (Q&A). */
-        if ((outbound & ~on_board) || (knocked & ~on_board) || (knocked & (1 << t->ship)))
-                return ENG_REFUSED_INVALID;
+        if (outbound & ~on_board)
+                return eng_refuse(out, ENG_REFUSED_INVALID, "outbound", "names a ship that is not on the board");
+        if (knocked & ~on_board)
+                return eng_refuse(out, ENG_REFUSED_INVALID, "knocked", "names a ship that is not on the board");
+        if (knocked & (1 << t->ship))
+                return eng_refuse(out, ENG_REFUSED_INVALID, "knocked", "names the moved ship, which cannot knock itself");
         if (rep.stacked) {
                 if (kind == PF_CARD_A3)
-                        return ENG_REFUSED_INVALID;
+                        return eng_refuse(out, ENG_REFUSED_INVALID, "stacked", "a beam in the ship's place cannot stack");
                 rep.outbound |= SHIP_BIT(t->ship);
         }
         if ((rep.outbound & SHIP_BIT(t->ship)) && rep.n_at)
-                return ENG_REFUSED_INVALID;
+                return eng_refuse(out, ENG_REFUSED_INVALID, "at", "the moved ship went out, so it touches no location");
         for (unsigned s = 0; s < PF_N_SHIPS; s++)
                 if ((rep.knocked & rep.outbound & SHIP_BIT(s)) && rep.knocked_at[s] != PF_LOC_NONE)
-                        return ENG_REFUSED_INVALID;
-        if (rep.beams_knocked > st->beams || ((rep.knocked || rep.beams_knocked) && !rep.collided))
-                return ENG_REFUSED_INVALID;
+                        return eng_refuse(out, ENG_REFUSED_INVALID, "knocked_at",
+                                          "a ship knocked out ends at none, not at a location");
+        if (rep.beams_knocked > st->beams)
+                return eng_refuse(out, ENG_REFUSED_INVALID, "beams_knocked", "is more than the beams on the board");
+        if ((rep.knocked || rep.beams_knocked) && !rep.collided)
+                return eng_refuse(out, ENG_REFUSED_INVALID, "collided", "must be true: a ship or a beam was knocked");
         if (rep.springboard_failed &&
             (kind != PF_CARD_A5 || rep.outbound || rep.knocked || rep.n_at || rep.beams_knocked))
-                return ENG_REFUSED_INVALID;
+                return eng_refuse(out, ENG_REFUSED_INVALID, "springboard_failed",
+                                  "is for A5 alone, when the ship stayed on the springboard");
 
         /* Accepted. */
         t->rep = rep;
@@ -1460,8 +1479,13 @@ static enum eng_refusal do_restart(struct pf_state *st, const struct eng_input *
                 return ENG_REFUSED_UNSUPPORTED;
         if ((r = who(st, in)) != ENG_ACCEPTED)
                 return r;
+        if (st->phase != PF_PHASE_DECIDE && st->phase != PF_PHASE_CHARGE)
+                return eng_refuse(out, ENG_REFUSED_STATE, NULL, "there is no shot to restart");
+        if (!st->seats[st->current_seat].restart_card)
+                return eng_refuse(out, ENG_REFUSED_STATE, NULL, "the player has no restart card");
         if (!may_restart(st))
-                return ENG_REFUSED_STATE;
+                return eng_refuse(out, ENG_REFUSED_STATE, NULL,
+                                  "the shot touched another starship or a beam (or its draw was kept)");
         undo_attempt(st);
         st->seats[st->current_seat].restart_card = false;
         st->phase = PF_PHASE_SHOT;
@@ -1572,7 +1596,7 @@ static enum eng_refusal do_attempt(struct pf_state *st, const struct eng_input *
         c = &st->cat.cards[st->solo_order[st->solo_pos]];
         /* Completed past the move limit is no completion. */
         if (result == PF_RESULT_SUCCESS && moves > c->moves)
-                return ENG_REFUSED_INVALID;
+                return eng_refuse(out, ENG_REFUSED_INVALID, "moves", "is more than the challenge's move limit");
         if (st->phase != PF_PHASE_ATTEMPT)
                 return ENG_REFUSED_STATE;
         st->n_last = 0;

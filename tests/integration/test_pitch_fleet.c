@@ -499,6 +499,18 @@ static json_t *send_previewed(struct game *g, const char *body) {
 /* An input the match must refuse: the preview says so and stores nothing,
  * the input is refused and logged, and the state and its hash stay as they
  * were.  The problem (a new reference). */
+/* A 409's field (NULL: none named) and the start of what it says after
+ * "refused (…): ". */
+static void expect_reason(json_t *p, const char *field, const char *why) {
+        const char *detail = json_string_value(json_object_get(p, "detail")), *f;
+
+        f = json_string_value(json_object_get(p, "field"));
+        if (field ? !f || strcmp(f, field) != 0 : f != NULL)
+                fail_msg("the problem should name the field %s: %s", field ? field : "(none)", json_dumps(p, JSON_COMPACT));
+        if (!detail || !strstr(detail, why))
+                fail_msg("the problem should say \"%s\": %s", why, json_dumps(p, JSON_COMPACT));
+}
+
 static json_t *send_refused(struct game *g, const char *body, long status, const char *refusal_or_field) {
         char path[96], before[17], after[17];
 
@@ -926,7 +938,9 @@ static void impossible_reports_are_refused(void **state) {
         assert_true(step(&g));          /* start */
 
         /* a restart with no shot yet, a shot before a pick */
-        json_decref(send_refused(&g, "{\"kind\": \"restart\"}", 409, "not possible now"));
+        json_t *p = send_refused(&g, "{\"kind\": \"restart\"}", 409, "not possible now");
+        expect_reason(p, NULL, "there is no shot to restart");
+        json_decref(p);
         json_decref(send_refused(&g, SHOT("\"seat\": null"), 409, "not possible now"));
         pick_plain(&g);
         json_t *v = referee_view(&g);
@@ -945,24 +959,32 @@ static void impossible_reports_are_refused(void **state) {
         snprintf(body, sizeof body, "{\"kind\": \"shot\", \"outbound\": [], \"stacked\": false, \"collided\": true, "
                  "\"at\": [], \"knocked\": [\"%s\"], \"knocked_at\": [\"none\"], \"beams_knocked\": 0, "
                  "\"springboard_failed\": false}", off);
-        json_decref(send_refused(&g, body, 409, "invalid"));
+        p = send_refused(&g, body, 409, "invalid");
+        expect_reason(p, "knocked", "knocked: names a ship that is not on the board");
+        json_decref(p);
         snprintf(body, sizeof body, "{\"kind\": \"shot\", \"outbound\": [\"%s\"], \"stacked\": false, "
                  "\"collided\": false, \"at\": [], \"knocked\": [], \"knocked_at\": [], \"beams_knocked\": 0, "
                  "\"springboard_failed\": false}", off);
-        json_decref(send_refused(&g, body, 409, "invalid"));
+        p = send_refused(&g, body, 409, "invalid");
+        expect_reason(p, "outbound", "outbound: names a ship that is not on the board");
+        json_decref(p);
 
         /* a shot that touched nothing may restart, once: the card is spent */
         send_ok(&g, SHOT("\"seat\": null"));
         send_ok(&g, "{\"kind\": \"restart\"}");
         send_ok(&g, SHOT("\"seat\": null"));
-        json_decref(send_refused(&g, "{\"kind\": \"restart\"}", 409, "not possible now"));
+        p = send_refused(&g, "{\"kind\": \"restart\"}", 409, "not possible now");
+        expect_reason(p, NULL, "the player has no restart card");
+        json_decref(p);
         send_ok(&g, "{\"kind\": \"end_turn\"}");
 
         /* the next player's shot collides: no restart */
         pick_plain(&g);
         send_ok(&g, "{\"kind\": \"shot\", \"outbound\": [], \"stacked\": false, \"collided\": true, \"at\": [], "
                     "\"knocked\": [], \"knocked_at\": [], \"beams_knocked\": 0, \"springboard_failed\": false}");
-        json_decref(send_refused(&g, "{\"kind\": \"restart\"}", 409, "not possible now"));
+        p = send_refused(&g, "{\"kind\": \"restart\"}", 409, "not possible now");
+        expect_reason(p, NULL, "the shot touched another starship or a beam");
+        json_decref(p);
         /* a field no input has */
         json_decref(send_refused(&g, "{\"kind\": \"foul\", \"colour\": 1}", 400, "colour"));
         send_ok(&g, "{\"kind\": \"foul\"}");
