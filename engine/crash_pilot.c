@@ -217,10 +217,6 @@ int cp_card_of(const struct cp_state *st, uint32_t handle, uint8_t *ret_card) {
         return 0;
 }
 
-static bool time_ok(int64_t t) {
-        return t >= -ENG_TIME_LIMIT_US && t <= ENG_TIME_LIMIT_US;
-}
-
 /* ---- Set-up. */
 
 static void state_init(struct cp_state *st, const struct eng_config *cfg, unsigned n_seats,
@@ -1043,13 +1039,8 @@ static int cp_apply(void *state, const struct eng_input *in, struct eng_out *out
         if (!st || !in || !out || st->magic != CP_MAGIC)
                 return -EINVAL;
         eng_out_reset(out, st->wake_us);
-        if (st->any_input && in->seq <= st->last_seq)
-                refusal = ENG_REFUSED_SEQ;
-        else if (!time_ok(in->time_us))
-                refusal = ENG_REFUSED_INVALID;
-        else if (st->any_input && in->time_us < st->last_us)
-                refusal = ENG_REFUSED_TIME;
-        else
+        refusal = eng_input_order(in, st->any_input, st->last_seq, st->last_us);
+        if (refusal == ENG_ACCEPTED)
                 switch (in->kind) {
                 case ENG_IN_START:
                         refusal = do_start(st, in, out, &err);

@@ -141,10 +141,6 @@ static unsigned popcount32(uint32_t x) {
         return n;
 }
 
-static bool time_ok(int64_t t) {
-        return t >= -ENG_TIME_LIMIT_US && t <= ENG_TIME_LIMIT_US;
-}
-
 static bool seat_ok(const struct cz_state *st, int seat) {
         return seat >= 0 && seat < st->n_seats;
 }
@@ -1015,7 +1011,7 @@ static enum eng_refusal do_press(struct cz_state *st, const struct eng_input *in
         struct press pr = { in->press.press_us, in->press.uncertainty_us };
         int64_t b = in->press.button;
 
-        if (!seat_ok(st, in->seat) || !time_ok(pr.us) || pr.us > in->time_us || pr.unc < 0 ||
+        if (!seat_ok(st, in->seat) || !eng_time_ok(pr.us) || pr.us > in->time_us || pr.unc < 0 ||
             pr.unc > ENG_TIME_LIMIT_US)
                 return ENG_REFUSED_INVALID;
         if (in->press.role == ENG_ROLE_SLAP)
@@ -1198,13 +1194,8 @@ static int cz_apply(void *state, const struct eng_input *in, struct eng_out *out
         if (!st || !in || !out || st->magic != CZ_MAGIC)
                 return -EINVAL;
         eng_out_reset(out, st->wake_us);
-        if (st->any_input && in->seq <= st->last_seq)
-                refusal = ENG_REFUSED_SEQ;
-        else if (!time_ok(in->time_us))
-                refusal = ENG_REFUSED_INVALID;
-        else if (st->any_input && in->time_us < st->last_us)
-                refusal = ENG_REFUSED_TIME;
-        else
+        refusal = eng_input_order(in, st->any_input, st->last_seq, st->last_us);
+        if (refusal == ENG_ACCEPTED)
                 switch (in->kind) {
                 case ENG_IN_START:
                         refusal = do_start(st, in, out);

@@ -380,6 +380,20 @@ void eng_out_reset(struct eng_out *out, int64_t wake_us) {
         out->n = 0;
 }
 
+bool eng_time_ok(int64_t t) {
+        return t >= -ENG_TIME_LIMIT_US && t <= ENG_TIME_LIMIT_US;
+}
+
+enum eng_refusal eng_input_order(const struct eng_input *in, bool any, uint64_t last_seq, int64_t last_us) {
+        if (any && in->seq <= last_seq)
+                return ENG_REFUSED_SEQ;
+        if (!eng_time_ok(in->time_us))
+                return ENG_REFUSED_INVALID;
+        if (any && in->time_us < last_us)
+                return ENG_REFUSED_TIME;
+        return ENG_ACCEPTED;
+}
+
 enum eng_refusal eng_refuse(struct eng_out *out, enum eng_refusal refusal, const char *field, const char *why) {
         out->refusal_field = field;
         out->refusal_why = why;

@@ -614,6 +614,16 @@ const char *eng_type_name(enum eng_type t);
 
 /* ---- For engines. */
 
+/* Whether t is a time an input may carry: within ±ENG_TIME_LIMIT_US. */
+bool eng_time_ok(int64_t t);
+
+/* The checks every input passes before its kind's own (docs/engine.md,
+ * "Refusals"): its seq after the last accepted input's (ENG_REFUSED_SEQ),
+ * its time_us a time (ENG_REFUSED_INVALID) and not before the last
+ * accepted input's (ENG_REFUSED_TIME).  any: an input has been accepted,
+ * so last_seq and last_us are set.  ENG_ACCEPTED when in passes. */
+enum eng_refusal eng_input_order(const struct eng_input *in, bool any, uint64_t last_seq, int64_t last_us);
+
 /* Empties out: no outputs, accepted, no refusal field or why, wake_us as
  * given. */
 void eng_out_reset(struct eng_out *out, int64_t wake_us);

@@ -181,10 +181,6 @@ static unsigned popcount8(unsigned x) {
         return n;
 }
 
-static bool time_ok(int64_t t) {
-        return t >= -ENG_TIME_LIMIT_US && t <= ENG_TIME_LIMIT_US;
-}
-
 static int team_of_seat(const struct pf_state *st, int seat) {
         return st->seats[seat].ship >= 0 ? (int) pf_ship_team((unsigned) st->seats[seat].ship) : -1;
 }
@@ -1698,13 +1694,8 @@ static int pf_apply(void *state, const struct eng_input *in, struct eng_out *out
         if (!st || !in || !out || st->magic != PF_MAGIC)
                 return -EINVAL;
         eng_out_reset(out, ENG_NEVER);
-        if (st->any_input && in->seq <= st->last_seq)
-                refusal = ENG_REFUSED_SEQ;
-        else if (!time_ok(in->time_us))
-                refusal = ENG_REFUSED_INVALID;
-        else if (st->any_input && in->time_us < st->last_us)
-                refusal = ENG_REFUSED_TIME;
-        else
+        refusal = eng_input_order(in, st->any_input, st->last_seq, st->last_us);
+        if (refusal == ENG_ACCEPTED)
                 switch (in->kind) {
                 case ENG_IN_START:
                         refusal = do_start(st, in, out);

@@ -186,10 +186,6 @@ static unsigned popcount32(uint32_t x) {
         return n;
 }
 
-static bool time_ok(int64_t t) {
-        return t >= -ENG_TIME_LIMIT_US && t <= ENG_TIME_LIMIT_US;
-}
-
 static bool seat_ok(const struct rx_state *st, int seat) {
         return seat >= 0 && seat < st->n_seats;
 }
@@ -816,7 +812,7 @@ static enum eng_refusal do_press(struct rx_state *st, const struct eng_input *in
         if (role != ENG_ROLE_BUTTONS && role != ENG_ROLE_SLAP)
                 return ENG_REFUSED_INVALID;
         if (!seat_ok(st, in->seat) || in->press.button < 0 || in->press.button > RX_PAD_BUTTON_MAX ||
-            !time_ok(in->press.press_us) || in->press.press_us > in->time_us)
+            !eng_time_ok(in->press.press_us) || in->press.press_us > in->time_us)
                 return ENG_REFUSED_INVALID;
         r = running(st);
         if (r != ENG_ACCEPTED)
@@ -949,13 +945,8 @@ static int rx_apply(void *state, const struct eng_input *in, struct eng_out *out
         if (!st || !in || !out || st->magic != RX_MAGIC)
                 return -EINVAL;
         eng_out_reset(out, st->wake_us);
-        if (st->any_input && in->seq <= st->last_seq)
-                refusal = ENG_REFUSED_SEQ;
-        else if (!time_ok(in->time_us))
-                refusal = ENG_REFUSED_INVALID;
-        else if (st->any_input && in->time_us < st->last_us)
-                refusal = ENG_REFUSED_TIME;
-        else
+        refusal = eng_input_order(in, st->any_input, st->last_seq, st->last_us);
+        if (refusal == ENG_ACCEPTED)
                 switch (in->kind) {
                 case ENG_IN_START:
                         refusal = do_start(st, in, out);

@@ -985,6 +985,23 @@ static void score_is_the_sum_of_the_terms(void **state) {
 /* ---- Names. */
 
 /* Names are stable strings; anything unknown is "unknown". */
+/* The checks every input passes first, in their order. */
+static void inputs_keep_their_order(void **state) {
+        struct eng_input in = { .seq = 5, .time_us = 100 };
+        (void) state;
+
+        assert_int_equal(eng_input_order(&in, false, 0, 0), ENG_ACCEPTED);
+        assert_int_equal(eng_input_order(&in, true, 4, 100), ENG_ACCEPTED);
+        assert_int_equal(eng_input_order(&in, true, 5, 0), ENG_REFUSED_SEQ);
+        assert_int_equal(eng_input_order(&in, true, 4, 101), ENG_REFUSED_TIME);
+        in.time_us = ENG_TIME_LIMIT_US + 1;
+        assert_int_equal(eng_input_order(&in, false, 0, 0), ENG_REFUSED_INVALID);
+        assert_int_equal(eng_input_order(&in, true, 9, 0), ENG_REFUSED_SEQ);     /* seq first */
+        in.time_us = -ENG_TIME_LIMIT_US;
+        assert_true(eng_time_ok(in.time_us));
+        assert_int_equal(eng_input_order(&in, true, 4, -ENG_TIME_LIMIT_US), ENG_ACCEPTED);
+}
+
 static void names_are_stable(void **state) {
         (void) state;
         assert_string_equal(eng_input_kind_name(ENG_IN_TIE), "tie");
@@ -1069,6 +1086,7 @@ int main(void) {
                 cmocka_unit_test(output_buffer_is_zeroed_and_bounded),
                 cmocka_unit_test(ranking_shares_places_only_between_equal_keys),
                 cmocka_unit_test(score_is_the_sum_of_the_terms),
+                cmocka_unit_test(inputs_keep_their_order),
                 cmocka_unit_test(names_are_stable),
                 cmocka_unit_test(replay_rebuilds_a_match_in_caller_memory),
         };
