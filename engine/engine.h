@@ -74,8 +74,8 @@
 /* Accepted input times, as JUDGE_TIME_LIMIT_US: within ±2^60 µs (36,000
  * years), a time plus any configured duration cannot overflow int64_t. */
 #define ENG_TIME_LIMIT_US       (INT64_C(1) << 60)
-/* Config slots: Pitch Fleet's board layout, deck counts and custom
- * challenges (a list of records) are the largest foreseen. */
+/* Config slots: Pitch Fleet's board layout and deck counts, and a game's
+ * lists of records (ENG_T_RECORDS), are the largest foreseen. */
 #define ENG_MAX_CONFIG_SLOTS    512
 /* Slots of one input's fields: Pitch Fleet's shot report (ship, the ships
  * that went out, collided, locations arrived at, knocked ships and where
@@ -90,8 +90,8 @@
  * eng_game.max_outputs, and the framework may add one (a void's
  * inputs_voided). */
 #define ENG_MAX_OUTPUTS         32
-/* Data files per game (Crazy Pilot's cards; Pitch Fleet's boards and
- * challenges). */
+/* Data files per game (Crazy Pilot's cards; Pitch Fleet's challenges,
+ * its boards being compiled in). */
 #define ENG_MAX_DATA            4
 /* Named score terms per seat, and in-game stages that deal teams anew. */
 #define ENG_MAX_TERMS           8
