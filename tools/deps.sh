@@ -11,7 +11,7 @@ packages=(
     acl                                   # `make run` under /root: setfacl lets postgres reach var/pg
     curl jq socat                         # integration tests and `make run`
     systemd libxml2-utils                 # systemd-analyze verify/security, xmllint for the D-Bus policy
-    wrk nginx-light                       # `make bench`: load generator and the reference server
+    wrk nginx-light libnginx-mod-nchan    # `make bench`: load generator and the reference servers (nginx, nchan)
     clang libclang-rt-14-dev              # `make fuzz` (libFuzzer)
     chromium chromium-driver python3-selenium  # browser tests of web/ and `make screenshots`
 )

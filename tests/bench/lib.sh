@@ -88,3 +88,21 @@ db_reference() {        # db_reference DSN
                         i50 = int(0.50 * NR + 0.999); i99 = int(0.99 * NR + 0.999)
                         printf "%.3f %.3f %d\n", v[i50], v[i99], NR }'
 }
+
+# One row of `make bench`'s report (tests/bench/report.h says what a row is
+# and what the goals mean): appended as a JSON line to $BENCH_ROWS when
+# tests/bench/run.sh set it, nothing otherwise.  ARBITER and REFERENCE are
+# numbers, or "-" for a figure that could not be measured; GOAL_KIND is none,
+# ratio_max, ratio_min or diff_max, GOAL_VALUE a number (ignored for none).
+report_row() {  # report_row ID FIGURE UNIT ARBITER REFERENCE REFERENCE_NAME GOAL_KIND [GOAL_VALUE]
+        [[ -n ${BENCH_ROWS:-} ]] || return 0
+        local num='^-?[0-9]+([.][0-9]+)?([eE][-+]?[0-9]+)?$' a=$4 r=$5 g=${8:-}
+        [[ $a =~ $num ]] || a=null
+        [[ $r =~ $num ]] || r=null
+        [[ $7 != none && $g =~ $num ]] || g=null
+        case $7 in none|ratio_max|ratio_min|diff_max) ;; *) die "report_row $1: unknown goal kind $7" ;; esac
+        jq -cn --arg id "$1" --arg figure "$2" --arg unit "$3" --argjson arbiter "$a" \
+                --argjson reference "$r" --arg reference_name "$6" --arg kind "$7" --argjson value "$g" \
+                '{id: $id, figure: $figure, unit: $unit, arbiter: $arbiter, reference: $reference,
+                  reference_name: $reference_name, goal: {kind: $kind, value: $value}}' >>"$BENCH_ROWS"
+}

@@ -6,6 +6,13 @@ set -euo pipefail
 build=${1:?usage: tests/bench/run.sh BUILD_DIR}
 cd "$(dirname "$0")/../.."
 
+# Every benchmark appends its rows here (tests/bench/report.h); the table
+# at the end and build/bench/report.json are made from them.
+mkdir -p "$build/bench"
+export BENCH_ROWS=$PWD/$build/bench/rows.jsonl
+[[ $build == /* ]] && BENCH_ROWS=$build/bench/rows.jsonl
+: >"$BENCH_ROWS"
+
 for b in "$build"/tests/bench/bench_*; do
     [[ -x $b ]] || continue
     [[ $(basename "$b") == bench_stamp ]] && continue   # a helper of bench_e2e.sh
@@ -31,3 +38,6 @@ tests/bench/load.sh "$build"
 echo
 echo "== ratings at a million results: a new result's step, a full recompute, the loop meanwhile (issue 12)"
 tests/bench/ratings.sh "$build"
+echo
+echo "== the report (build/bench/report.json; docs/performance.md says what each figure means)"
+tests/bench/report.sh "$BENCH_ROWS" "$(dirname "$BENCH_ROWS")/report.json"
