@@ -10,7 +10,14 @@
  *
  * Reference in the same run: a naive O(n) fill of an array of the same
  * size as the output (one struct tour_bracket_state per match, one
- * struct tour_pairing per pairing), the floor of merely writing the answer.
+ * struct tour_pairing per pairing), the floor of merely writing the answer;
+ * for the seeding, a qsort of the qualifiers by (place in group, group),
+ * the naive seeding.
+ *
+ * Each figure is also a row of `make bench`'s report (report.h), with its
+ * goal as a ratio to the reference.  The goals are set so that a change of
+ * complexity shows (at 4,096 entrants a quadratic step would be thousands of
+ * times the fill), not the noise of a run; the reason is next to each.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +27,8 @@
 #include "tournament/bracket.h"
 #include "tournament/groups.h"
 #include "tournament/round_robin.h"
+
+#include "report.h"
 
 #define ENTRANTS        4096
 #define RR_ENTRANTS     300
@@ -52,6 +61,17 @@ static int play(const struct tour_bracket *b, int8_t *o, struct tour_bracket_sta
         }
 }
 
+struct qualifier {
+        int32_t entrant;
+        int group, place;
+};
+
+static int by_place(const void *x, const void *y) {
+        const struct qualifier *a = x, *b = y;
+
+        return a->place != b->place ? a->place - b->place : a->group - b->group;
+}
+
 static double fill_reference(struct tour_bracket_state *st, int n) {
         double t0 = now_s();
         for (int r = 0; r < REPS; r++) {
@@ -67,7 +87,7 @@ static double fill_reference(struct tour_bracket_state *st, int n) {
         return (now_s() - t0) / REPS * 1e6;
 }
 
-static int bench_format(const char *name, bool dbl) {
+static int bench_format(const char *name, const char *id, bool dbl) {
         struct tour_bracket_options opt = { .third_place = !dbl, .grand_final = TOUR_GRAND_FINAL_DOUBLE };
         struct tour_bracket *b = NULL;
         uint64_t seed = 12345;
@@ -106,6 +126,26 @@ static int bench_format(const char *name, bool dbl) {
                "reference: naive fill of %d states %.1f us\n",
                name, ENTRANTS, b->n_matches, b->n_played, gen_us, "random", res_us, dep_us, deps,
                b->n_matches, ref_us);
+        char rid[96], fig[160];
+        const char *ref_name = "naive fill of the states";
+
+        /* Generation runs once per stage and builds the whole graph (feeders,
+         * seeds, the losers' routes, allocations): linear, so a few hundred
+         * times the fill; 1,000x would mean it stopped being linear. */
+        snprintf(rid, sizeof rid, "brackets.%s.generate_us", id);
+        snprintf(fig, sizeof fig, "%s of %d: generate the bracket", name, ENTRANTS);
+        bench_report(rid, fig, "µs", gen_us, ref_us, ref_name, BENCH_GOAL_RATIO_MAX, 1000);
+        /* Resolution is recomputed from scratch on every result entered: one
+         * pass over the matches, a few lookups each; within 50x of merely
+         * writing its output. */
+        snprintf(rid, sizeof rid, "brackets.%s.resolve_us", id);
+        snprintf(fig, sizeof fig, "%s of %d: resolve with every outcome", name, ENTRANTS);
+        bench_report(rid, fig, "µs", res_us, ref_us, ref_name, BENCH_GOAL_RATIO_MAX, 50);
+        /* A correction is a resolve plus the walk of what depends on the
+         * match: within 100x of the fill. */
+        snprintf(rid, sizeof rid, "brackets.%s.correction_us", id);
+        snprintf(fig, sizeof fig, "%s of %d: what a round-1 correction invalidates", name, ENTRANTS);
+        bench_report(rid, fig, "µs", dep_us, ref_us, ref_name, BENCH_GOAL_RATIO_MAX, 100);
         free(o);
         free(st);
         free(place);
@@ -115,7 +155,8 @@ static int bench_format(const char *name, bool dbl) {
 }
 
 int main(void) {
-        if (bench_format("single elimination + 3rd place", false) || bench_format("double elimination, reset", true))
+        if (bench_format("single elimination + 3rd place", "single_elim", false) ||
+            bench_format("double elimination, reset", "double_elim", true))
                 return 1;
 
         int games = tour_round_robin_rounds(RR_ENTRANTS, 2) * (RR_ENTRANTS / 2);
@@ -143,6 +184,10 @@ int main(void) {
         printf("double round robin of %d: %d pairings in %.2f ms (%.1f ns per pairing); "
                "reference: naive fill of %d pairings %.2f ms\n",
                RR_ENTRANTS, games, rr_ms, rr_ms * 1e6 / games, games, ref_ms);
+        /* The circle method writes each pairing once with a little
+         * arithmetic: within 5x of writing the pairings. */
+        bench_report("brackets.round_robin.schedule_ms", "double round robin of 300: the whole schedule", "ms", rr_ms,
+                     ref_ms, "naive fill of the pairings", BENCH_GOAL_RATIO_MAX, 5);
         free(p);
 
         /* 64 groups, top 4 advance: a 256-entrant bracket */
@@ -154,6 +199,23 @@ int main(void) {
         for (int r = 0; r < 20; r++)
                 if (tour_groups_seed_bracket(G * Q, G, Q, standings, seeds) < 0)
                         return 1;
-        printf("seeding a bracket from %d groups x top %d: %.2f ms\n", G, Q, (now_s() - t0) / 20 * 1e3);
+        double seed_ms = (now_s() - t0) / 20 * 1e3;
+        /* the naive seeding: the qualifiers sorted by place in group, then group */
+        struct qualifier q[G * Q];
+        t0 = now_s();
+        for (int r = 0; r < 20; r++) {
+                for (int i = 0; i < G * Q; i++)
+                        q[i] = (struct qualifier) { .entrant = standings[i], .group = i / Q, .place = i % Q };
+                qsort(q, G * Q, sizeof q[0], by_place);
+                __asm__ volatile("" ::: "memory");
+        }
+        double sort_ms = (now_s() - t0) / 20 * 1e3;
+        printf("seeding a bracket from %d groups x top %d: %.2f ms; reference: qsort by place and group %.3f ms\n",
+               G, Q, seed_ms, sort_ms);
+        /* No goal: the seeding solves a g x g assignment per place (O(g^3)
+         * each, tournament/groups.h) to keep group mates apart, which the
+         * sort does not try; once per stage, reported for scale. */
+        bench_report("brackets.seed_from_groups.ms", "seeding a bracket from 64 groups x top 4", "ms", seed_ms,
+                     sort_ms, "qsort by place and group", BENCH_GOAL_NONE, 0);
         return 0;
 }

@@ -13,9 +13,15 @@
  *     to a copy of the state, as a referee's preview is, then to the state
  *     itself), and the replay of a whole 6-player game (eng_replay).
  *
- * Reference in the same run: the same number of inputs copied with memcpy
- * (the cost of merely touching the log), so the replay figure reads as a
- * multiple of the floor.
+ * References in the same run: for throughput, one copy of the game's state
+ * per input (the least the runtime does for each: it applies an input to a
+ * copy, match/match.h); for a replay, the log copied with memcpy (the cost
+ * of merely touching it), so each figure reads as a multiple of its floor.
+ *
+ * Each figure is also a row of `make bench`'s report (report.h), its goal a
+ * ratio to the reference, with the reason next to it: generous enough for a
+ * run's noise, tight enough that work added per input (an allocation, a
+ * scan of the log) shows.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +33,8 @@
 #include "engine/engine.h"
 #include "engine/log.h"
 #include "engine/pitch_fleet.h"
+
+#include "report.h"
 
 #define MATCHES         20000
 #define CZ_MATCHES      5000
@@ -90,6 +98,12 @@ int main(void) {
                 printf("reference: one %zu-byte copy of the state per input: %.2f M inputs/s; "
                        "the engine runs at %.2f of it\n",
                        g->state_size, inputs / (c1 - c0) / 1e6, (c1 - c0) / (t1 - t0));
+                /* Per input a bot decides and the engine judges, deals and
+                 * scores: allowed up to 100 copies of the state's 1,272
+                 * bytes (today about 30). */
+                bench_report("engine.crash_pilot.matches_per_s", "Crash Pilot, simulated whole matches on one core",
+                             "matches/s", MATCHES / (t1 - t0), MATCHES / (c1 - c0), "one state copy per input",
+                             BENCH_GOAL_RATIO_MIN, 0.01);
                 free(spare);
         }
 
@@ -132,6 +146,11 @@ int main(void) {
                "reference memcpy of the log: %.3f ms\n",
                n, replay_ms, n / replay_ms / 1e3, g->hash(state) == live_hash ? "equals" : "DIFFERS FROM",
                copy_ms);
+        /* Each input is applied to the state (a card, a call, a score)
+         * where the copy only moves its bytes: within 20x of the copy
+         * (today about 8). */
+        bench_report("engine.crash_pilot.replay_ms", "Crash Pilot, replay of a 10,000-input log (a restart, per match)",
+                     "ms", replay_ms, copy_ms, "memcpy of the log", BENCH_GOAL_RATIO_MAX, 20);
         /* Crazy Pilot: whole simulated matches, 2 to 6 seats. */
         {
                 const struct eng_game *cz = eng_game_find("crazy-pilot");
@@ -160,6 +179,27 @@ int main(void) {
                        "(%.1f inputs per match, %.2f M inputs/s, a %zu-byte state)\n",
                        CZ_MATCHES, t1 - t0, CZ_MATCHES / (t1 - t0), (double) cz_inputs / CZ_MATCHES,
                        cz_inputs / (t1 - t0) / 1e6, cz->state_size);
+                /* Reference: one copy of its state per input, as above. */
+                void *czspare = malloc(cz->state_size);
+                double c0, c1;
+
+                if (!czspare)
+                        return 1;
+                c0 = now_s();
+                for (size_t i = 0; i < cz_inputs; i++) {
+                        memcpy(czspare, czst, cz->state_size);
+                        __asm__ volatile("" ::: "memory");
+                }
+                c1 = now_s();
+                printf("reference: one %zu-byte copy of the state per input: %.2f M inputs/s; "
+                       "the engine runs at %.2f of it\n",
+                       cz->state_size, cz_inputs / (c1 - c0) / 1e6, (c1 - c0) / (t1 - t0));
+                /* The same rule as Crash Pilot's: the bots and the engine
+                 * may cost up to 100 copies of the state per input. */
+                bench_report("engine.crazy_pilot.matches_per_s", "Crazy Pilot, simulated whole matches on one core",
+                             "matches/s", CZ_MATCHES / (t1 - t0), CZ_MATCHES / (c1 - c0), "one state copy per input",
+                             BENCH_GOAL_RATIO_MIN, 0.01);
+                free(czspare);
                 free(czst);
         }
         /* Pitch Fleet: a referee's reports previewed and applied; a whole
@@ -172,11 +212,11 @@ int main(void) {
                 struct eng_out out;
                 void *live = pf ? malloc(pf->state_size) : NULL, *view = pf ? malloc(pf->state_size) : NULL;
                 struct eng_input *pflog = calloc(PF_LOG_CAP, sizeof *pflog);
-                struct eng_record *pfrec = calloc(PF_LOG_CAP, sizeof *pfrec);
+                struct eng_record *pfrec = calloc(PF_LOG_CAP, sizeof *pfrec), *pfcopy = calloc(PF_LOG_CAP, sizeof *pfrec);
                 size_t reports = 0, replays = 0, replayed = 0;
                 double preview_s = 0, replay_s = 0;
 
-                if (!live || !view || !pflog || !pfrec)
+                if (!live || !view || !pflog || !pfrec || !pfcopy)
                         return 1;
                 eng_config_defaults(pf, &pfc);
                 pf_sim_params_default(&pfp);
@@ -212,8 +252,47 @@ int main(void) {
                 printf("pitch fleet, referee reports previewed and applied: %.0f reports/s on one core "
                        "(%zu reports of %u 6-player games, a %zu-byte state copied for each preview)\n",
                        reports / preview_s, reports, PF_GAMES, pf->state_size);
+                /* References: a copy of the state per report (what a
+                 * preview costs before it applies anything), and the
+                 * games' records copied with memcpy. */
+                double c0 = now_s();
+                for (size_t i = 0; i < reports; i++) {
+                        memcpy(view, live, pf->state_size);
+                        __asm__ volatile("" ::: "memory");
+                }
+                double copy_s = now_s() - c0;
+                c0 = now_s();
+                for (size_t r = 0; r < replays; r++) {
+                        memcpy(pfcopy, pfrec, (size_t) ((double) replayed / replays) * sizeof *pfrec);
+                        __asm__ volatile("" ::: "memory");
+                }
+                double log_s = now_s() - c0;
+                /* and the state written once, as create() must */
+                c0 = now_s();
+                for (size_t r = 0; r < replays; r++) {
+                        memcpy(view, live, pf->state_size);
+                        __asm__ volatile("" ::: "memory");
+                }
+                double state_s = now_s() - c0;
                 printf("pitch fleet, replay of a whole 6-player game: %.3f ms (%.0f inputs a game), hash equals "
                        "the live one\n", replay_s / replays * 1e3, (double) replayed / replays);
+                printf("reference: one %zu-byte copy of the state per report: %.0f reports/s; memcpy of a game's "
+                       "records and one copy of the state: %.4f ms\n", pf->state_size, reports / copy_s,
+                       (log_s + state_s) / replays * 1e3);
+                /* A report is the copy plus two applies (the preview's and
+                 * the state's): the copy should weigh about as much as the
+                 * applies, so at least a quarter of the copy's rate. */
+                bench_report("engine.pitch_fleet.reports_per_s", "Pitch Fleet, referee reports previewed and applied",
+                             "reports/s", reports / preview_s, reports / copy_s, "one state copy per report",
+                             BENCH_GOAL_RATIO_MIN, 0.25);
+                /* A replay creates the game (writes its 28 KB state) and
+                 * applies each input once; the floor is writing the state
+                 * once and reading the log.  As for Crash Pilot, within 20x
+                 * of that. */
+                bench_report("engine.pitch_fleet.replay_ms", "Pitch Fleet, replay of a whole 6-player game", "ms",
+                             replay_s / replays * 1e3, (log_s + state_s) / replays * 1e3,
+                             "memcpy of the records and the state", BENCH_GOAL_RATIO_MAX, 20);
+                free(pfcopy);
                 free(live);
                 free(view);
                 free(pflog);

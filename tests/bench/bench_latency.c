@@ -16,6 +16,14 @@
  * run: the time the six frames take on the wire, the floor below which no
  * decision can know every press.  Target (issue 3): p99 within the settle
  * window + 1 ms.
+ *
+ * Rows of `make bench`'s report (report.h): latency.p99_us.1000000 and
+ * latency.p99_us.115200, the p99 against the settle window of that line,
+ * computed in the same run by the driver's own padbus_settle_us (the wait
+ * that is there by design: the decision may not come before it), goal a
+ * difference of at most 1,000 µs: issue 3's target exactly.  The wire time
+ * is in the figure's text; subtracting it as well would loosen the target
+ * by 8 ms at 115200 baud.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +34,8 @@
 #include "engine/judge.h"
 #include "hardware/frame.h"
 #include "hardware/padbus.h"
+
+#include "report.h"
 
 #define PADS            6
 #define TRIALS          5000
@@ -160,6 +170,12 @@ static void run(unsigned baud) {
         printf("%13s decoder + judge CPU per trial: p50 %lld ns, p99 %lld ns; presses missed (too late): %u; "
                "undecided: %u\n", "", (long long) cpu[TRIALS / 2], (long long) cpu[TRIALS * 99 / 100], too_late,
                undecided);
+        char id[64], fig[160];
+        snprintf(id, sizeof id, "latency.p99_us.%u", baud);
+        snprintf(fig, sizeof fig, "six pads at %u baud: last frame → decision, p99 (the frames %lld µs on the wire)",
+                 baud, (long long) wire_all);
+        bench_report(id, fig, "µs", undecided ? NAN : (double) lat[TRIALS * 99 / 100], (double) settle,
+                     "settle window (padbus_settle_us)", BENCH_GOAL_DIFF_MAX, 1000);
 }
 
 int main(void) {

@@ -22,6 +22,15 @@
  *     leg, and a press frame waits up to one microframe.
  *
  * Target (issue 3): at least 99.9 % right out of 10,000 trials.
+ *
+ * Rows of `make bench`'s report (report.h), per transport (rs485, usb),
+ * each against receive order in the same trials, the lockout buzzer that
+ * the pads' clocks are there to beat:
+ *   ordering.right_pct.T  right %, goal a ratio of at least 1: right at
+ *                         least as often as receive order;
+ *   ordering.wrong_pct.T  wrong %, goal a difference of at most 0: never
+ *                         wrong more often than receive order (a tie is
+ *                         fair, a tiebreaker is played; a wrong call is not).
  */
 #include <math.h>
 #include <stdint.h>
@@ -30,6 +39,8 @@
 
 #include "engine/judge.h"
 #include "hardware/clock.h"
+
+#include "report.h"
 
 #define TRIALS          10000
 #define GAP_US          200             /* the two presses are this far apart */
@@ -47,13 +58,14 @@
 
 struct transport {
         const char *name;
+        const char *id;                 /* in the report's row ids */
         double sync_jitter_us;          /* per leg of a SYNC exchange */
         double press_wait_us;           /* a press frame waits up to this to be sent / read */
 };
 
 static const struct transport transports[] = {
-        { "RS-485 1 Mbaud, UART", 20, 1000 },
-        { "USB serial, high speed", 125, 125 },
+        { "RS-485 1 Mbaud, UART", "rs485", 20, 1000 },
+        { "USB serial, high speed", "usb", 125, 125 },
 };
 
 static const struct transport *tp;
@@ -189,6 +201,15 @@ static int run(const struct transport *t) {
         printf("\nmodel uncertainty of a press: mean %.0f µs, worst %.0f µs\n", sum_unc / n_unc, worst_unc);
         printf("true error of a mapped press:   mean %.1f µs, worst %.1f µs\n", sum_err / n_unc, worst_err);
         printf("target: right >= 99.9%%  %s\n\n", 100.0 * model.n[RIGHT] / TRIALS >= 99.9 ? "met" : "NOT met");
+        char id[64], fig[160];
+        snprintf(id, sizeof id, "ordering.right_pct.%s", tp->id);
+        snprintf(fig, sizeof fig, "two presses 200 µs apart, %s: ordered right", tp->name);
+        bench_report(id, fig, "%", 100.0 * model.n[RIGHT] / TRIALS, 100.0 * by_receive.n[RIGHT] / TRIALS,
+                     "receive order", BENCH_GOAL_RATIO_MIN, 1);
+        snprintf(id, sizeof id, "ordering.wrong_pct.%s", tp->id);
+        snprintf(fig, sizeof fig, "two presses 200 µs apart, %s: ordered wrong", tp->name);
+        bench_report(id, fig, "%", 100.0 * model.n[WRONG] / TRIALS, 100.0 * by_receive.n[WRONG] / TRIALS,
+                     "receive order", BENCH_GOAL_DIFF_MAX, 0);
         return 0;
 }
 

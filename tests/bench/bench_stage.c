@@ -10,7 +10,17 @@
  * data (tour_standings_compute + tour_swiss_pair / tour_pods_pair on a
  * snapshot built here; tour_double_elim_new + tour_bracket_resolve with
  * the final outcomes), i.e. the floor a hand-wired caller would pay.  A
- * bench reports; it never fails on a figure. */
+ * bench reports; it never fails on a figure.
+ *
+ * Rows of `make bench`'s report (report.h), each against the modules
+ * called directly: stage.F.next_ms and stage.F.standings_ms for the Swiss
+ * and pod-Swiss, goal a ratio of at most 1.5 (the layer validates the
+ * stored matches and builds the snapshot the direct caller builds too:
+ * half again at most); stage.double_elim.next_ms, at most 5 (the stage
+ * settles the bracket layer by layer from the stored matches, about twenty
+ * batches, where the reference resolves it once from the final outcomes);
+ * stage.double_elim.standings_ms against the same reference for scale, no
+ * goal (placements and a standings row per entrant are more than a resolve). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +29,8 @@
 #include "tournament/pods.h"
 #include "tournament/stage.h"
 #include "tournament/swiss.h"
+
+#include "report.h"
 
 #define N       2048
 #define NB      1024
@@ -111,7 +123,7 @@ static struct run *run_new(enum tour_format f, int n) {
 }
 
 /* The modules called directly on the run's data: standings, snapshot, pairing. */
-static double direct_pair(const struct run *r, bool pods) {
+static double direct_pair(const struct run *r, bool pods, double *t_standings) {
         size_t n = (size_t) r->n;
         struct tour_result *res = malloc(r->nm * sizeof *res);
         struct tour_standings_row *rows = malloc(n * sizeof *rows);
@@ -128,6 +140,7 @@ static double direct_pair(const struct run *r, bool pods) {
                                            .n_byes = r->nb, .points = &r->cfg.points, .tiebreaks = r->cfg.tiebreaks,
                                            .n_tiebreaks = (size_t) r->cfg.n_tiebreaks };
         tour_standings_compute(&si, rows, NULL);
+        *t_standings += now_s() - t0;
         for (size_t i = 0; i < n; i++) {
                 pe[i].entrant = (int32_t) i;
                 pe[i].rating = r->ent[i].rating;
@@ -158,10 +171,10 @@ static double direct_pair(const struct run *r, bool pods) {
         return t;
 }
 
-static void bench_round(enum tour_format f, const char *label) {
+static void bench_round(enum tour_format f, const char *label, const char *id) {
         struct run *r = run_new(f, N);
         struct tour_standings_row *rows = malloc(N * sizeof *rows);
-        double t_next = 0, t_direct = 0, t_st = 0;
+        double t_next = 0, t_direct = 0, t_st = 0, t_direct_st = 0;
 
         for (int i = 0; i < ROUNDS; i++)
                 if (run_step(r) <= 0) {
@@ -178,11 +191,21 @@ static void bench_round(enum tour_format f, const char *label) {
                 t0 = now_s();
                 tour_stage_standings(&in, rows, NULL, NULL);
                 t_st += now_s() - t0;
-                t_direct += direct_pair(r, f == TOUR_FORMAT_POD_SWISS);
+                t_direct += direct_pair(r, f == TOUR_FORMAT_POD_SWISS, &t_direct_st);
         }
         printf("%s round %d of %d (%zu stored matches): tour_stage_next %.1f ms, tour_stage_standings %.1f ms; "
                "reference (standings + pairing module called directly) %.1f ms\n",
                label, ROUNDS + 1, N, r->nm, t_next / REPS * 1e3, t_st / REPS * 1e3, t_direct / REPS * 1e3);
+        printf("    reference standings alone (tour_standings_compute) %.1f ms\n", t_direct_st / REPS * 1e3);
+        char rid[64], fig[128];
+        snprintf(rid, sizeof rid, "stage.%s.next_ms", id);
+        snprintf(fig, sizeof fig, "%s round %d of %d: tour_stage_next", label, ROUNDS + 1, N);
+        bench_report(rid, fig, "ms", t_next / REPS * 1e3, t_direct / REPS * 1e3, "standings + pairing called directly",
+                     BENCH_GOAL_RATIO_MAX, 1.5);
+        snprintf(rid, sizeof rid, "stage.%s.standings_ms", id);
+        snprintf(fig, sizeof fig, "%s round %d of %d: tour_stage_standings", label, ROUNDS + 1, N);
+        bench_report(rid, fig, "ms", t_st / REPS * 1e3, t_direct_st / REPS * 1e3, "tour_standings_compute called directly",
+                     BENCH_GOAL_RATIO_MAX, 1.5);
         free(rows);
         free(r->ent); free(r->m); free(r->by); free(r);
 }
@@ -224,13 +247,17 @@ static void bench_bracket(void) {
         printf("double elimination of %d fully played (%zu matches, %d next() batches): tour_stage_next %.2f ms, "
                "tour_stage_standings %.2f ms; reference (generate + one resolve) %.3f ms\n",
                NB, r->nm, steps, t_next / REPS * 1e3, t_st / REPS * 1e3, t_ref / REPS * 1e3);
+        bench_report("stage.double_elim.next_ms", "double elimination of 1,024 fully played: tour_stage_next", "ms",
+                     t_next / REPS * 1e3, t_ref / REPS * 1e3, "generate + one resolve", BENCH_GOAL_RATIO_MAX, 5);
+        bench_report("stage.double_elim.standings_ms", "double elimination of 1,024 fully played: tour_stage_standings",
+                     "ms", t_st / REPS * 1e3, t_ref / REPS * 1e3, "generate + one resolve", BENCH_GOAL_NONE, 0);
         free(o); free(st); free(rows);
         free(r->ent); free(r->m); free(r->by); free(r);
 }
 
 int main(void) {
-        bench_round(TOUR_FORMAT_SWISS, "swiss");
-        bench_round(TOUR_FORMAT_POD_SWISS, "pod_swiss k=4");
+        bench_round(TOUR_FORMAT_SWISS, "swiss", "swiss");
+        bench_round(TOUR_FORMAT_POD_SWISS, "pod_swiss k=4", "pod_swiss");
         bench_bracket();
         return 0;
 }

@@ -10,6 +10,14 @@
  * Reference in the same run: the naive standings (award points, sum them per
  * entrant, qsort by points), so the figure reads as a multiple of the
  * least any standings computation must do.
+ *
+ * Rows of `make bench`'s report (report.h): standings.FIELD.recompute_ms
+ * against the naive standings, goal a ratio of at most 50.  Why: each
+ * tie-break is a pass over the results like the naive one (Buchholz and
+ * its cuts, Sonneborn-Berger, the opponents' percentages, direct encounter
+ * within tied groups), then a sort on a dozen keys: about a dozen naive
+ * passes and a dearer sort; 50 allows that and catches a quadratic step
+ * (2,000 entrants would make it a thousand times).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +25,8 @@
 #include <time.h>
 
 #include "tournament/standings.h"
+
+#include "report.h"
 
 static double now_s(void) {
         struct timespec ts;
@@ -56,7 +66,7 @@ static double naive(const struct tour_standings_input *in, struct naive *nv) {
         return nv[0].p;
 }
 
-static void field(const char *name, int n, int rounds, int k, bool all_draw, bool de_first) {
+static void field(const char *name, const char *id, int n, int rounds, int k, bool all_draw, bool de_first) {
         static const enum tour_standings_tb all[] = {
                 TOUR_TB_BUCHHOLZ, TOUR_TB_CUT1, TOUR_TB_MEDIAN, TOUR_TB_SONNEBORN_BERGER, TOUR_TB_CUMULATIVE,
                 TOUR_TB_DIRECT_ENCOUNTER, TOUR_TB_OMW, TOUR_TB_GW, TOUR_TB_OGW, TOUR_TB_PLACEMENT_AVG,
@@ -124,12 +134,17 @@ static void field(const char *name, int n, int rounds, int k, bool all_draw, boo
         printf("%-44s %5d entrants %6zu results: %8.3f ms per recompute; "
                "naive points-only reference %7.3f ms (x%.1f)%s\n",
                name, n, nr, t_full * 1e3, t_naive * 1e3, t_full / t_naive, sink < 0 ? "!" : "");
+        char rid[64], fig[128];
+        snprintf(rid, sizeof rid, "standings.%s.recompute_ms", id);
+        snprintf(fig, sizeof fig, "standings, %s: %d entrants, %zu results", name, n, nr);
+        bench_report(rid, fig, "ms", t_full * 1e3, t_naive * 1e3, "naive points-only standings", BENCH_GOAL_RATIO_MAX,
+                     50);
         free(res), free(rows), free(nv), free(ord);
 }
 
 int main(void) {
-        field("swiss 9 rounds, all 11 tie-breaks", 300, 9, 2, false, false);
-        field("pod league 12 rounds of 4, all 11 tie-breaks", 2000, 12, 4, false, false);
-        field("all drawn, direct encounter first", 2000, 12, 2, true, true);
+        field("swiss 9 rounds, all 11 tie-breaks", "swiss", 300, 9, 2, false, false);
+        field("pod league 12 rounds of 4, all 11 tie-breaks", "pod_league", 2000, 12, 4, false, false);
+        field("all drawn, direct encounter first", "all_drawn", 2000, 12, 2, true, true);
         return 0;
 }
