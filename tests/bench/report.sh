@@ -45,6 +45,6 @@ jq -r '
             else "-" end;
   ["figure", "unit", "arbiter", "reference", "ratio", "goal", "met"],
   (.rows[] | [.figure, .unit, (.arbiter | n), "\(.reference | n) (\(.reference_name))",
-              (if .goal.kind == "diff_max" and .ratio != null then "+\(.ratio | n) \(.unit)" else (.ratio | n) end), goal, (if .met == null then "-" elif .met then "yes" else "NO" end)])
+              (if .goal.kind == "diff_max" and .ratio != null then "\(if .ratio >= 0 then "+" else "" end)\(.ratio | n) \(.unit)" else (.ratio | n) end), goal, (if .met == null then "-" elif .met then "yes" else "NO" end)])
   | @tsv' "$out" | column -t -s $'\t'
 jq -r '"\(.summary.rows) figures, \(.summary.met) of \(.summary.goals) goals met; commit \(.commit)\(if .dirty then " (with changes)" else "" end); written to '"$out"'"' "$out"
