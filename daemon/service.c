@@ -626,6 +626,7 @@ static int start(struct service *s) {
          * can hold a judged call's store, publish and ACK. */
         struct store_config lc = sc;
         lc.hold_lock = true;
+        lc.pipeline = true;             /* judged calls of several tables share round trips */
         r = store_new(s->loop, &lc, on_lane_state, s, &s->lane);
         if (r < 0)
                 return log_error_errno(r, "cannot set up the database connection: %s", strerror(-r));

@@ -8,10 +8,22 @@
  *     PQflush() left data unsent.
  *   - timer is pending in DISCONNECTED (the next attempt) and in CONNECTING
  *     (the attempt's deadline), and nowhere else.
- *   - At most one op is in flight.  Internal ops (session setup, migrations,
- *     SET, LISTEN) are sent by the step that precedes them; a caller's op
- *     is sent only in READY, by the before-sleep hook, when nothing is in
- *     flight.  So a caller's callback never runs inside store_query().
+ *   - Ops in flight form a FIFO (inflight, inflight_tail, n_inflight); only
+ *     its head collects results.  Without cfg.pipeline at most one op is in
+ *     flight.  Internal ops (session setup, migrations, SET, LISTEN) are
+ *     sent by the step that precedes them, or by the before-sleep hook when
+ *     nothing is in flight, always alone and outside pipeline mode; a
+ *     caller's op is sent only in READY, by the before-sleep hook.  So a
+ *     caller's callback never runs inside store_query().
+ *   - Pipeline mode (cfg.pipeline): the connection is in libpq's pipeline
+ *     mode exactly while caller ops may be in flight: entered by the hook
+ *     when READY and nothing is in flight, left by it (nothing in flight)
+ *     before an internal simple query.  Each caller op is sent as
+ *     PQsendQueryParams + PQpipelineSync, so it is its own implicit
+ *     transaction, and completes at its PGRES_PIPELINE_SYNC (the commit),
+ *     never at its command result.  head_synced says the head's results
+ *     have ended (its NULL came) and its sync is what comes next.  At most
+ *     STORE_PIPELINE_MAX ops are in flight.
  *   - Every caller's op is in exactly one place (queue or inflight) until
  *     its callback has been called, and is freed right after.
  *   - busy counts callbacks of ours on the stack.  store_free() from inside
@@ -55,6 +67,11 @@
  * that has just stopped (a restart) leaves its session a few moments to
  * end on the server. */
 #define STORE_LOCK_GRACE_USEC (5 * USEC_PER_SEC)
+
+/* Pipeline mode (cfg.pipeline): at most this many caller queries in flight.
+ * Enough for every table of a venue to have its judged call in one round
+ * trip; past it, queries wait in the queue, in order. */
+#define STORE_PIPELINE_MAX 32
 
 /* Room for a plan refusal (two file names, two checksums, advice) or a
  * server error with its detail and hint. */
@@ -134,9 +151,12 @@ struct store {
         size_t next_migration;
         enum step step;
 
-        struct op *inflight;
-        PGresult *inflight_res;         /* last successful result of the op */
-        PGresult *inflight_err;         /* first error result of the op */
+        struct op *inflight;            /* the head of the ops in flight, in the order sent */
+        struct op **inflight_tail;
+        unsigned n_inflight;
+        bool head_synced;               /* pipeline: the head's results ended, its sync is next */
+        PGresult *inflight_res;         /* last successful result of the head */
+        PGresult *inflight_err;         /* first error result of the head */
         struct op *queue_head, **queue_tail;
         unsigned n_queued;
 
@@ -335,15 +355,31 @@ static void op_complete(struct store *s, struct op *op, PGresult *res, PGresult 
         op_free(op);
 }
 
-static void finish_inflight(struct store *s, const char *error) {
+/* Takes the head off the ops in flight, with what it collected. */
+static struct op *pop_inflight(struct store *s, PGresult **res, PGresult **err_res) {
         struct op *op = s->inflight;
-        PGresult *res = s->inflight_res, *err_res = s->inflight_err;
 
         if (!op)
-                return;
-        s->inflight = NULL;
+                return NULL;
+        s->inflight = op->next;
+        if (!s->inflight)
+                s->inflight_tail = &s->inflight;
+        s->n_inflight--;
+        op->next = NULL;
+        *res = s->inflight_res;
+        *err_res = s->inflight_err;
         s->inflight_res = s->inflight_err = NULL;
-        op_complete(s, op, res, err_res, error);
+        s->head_synced = false;
+        return op;
+}
+
+/* Completes the head of the ops in flight. */
+static void finish_inflight(struct store *s, const char *error) {
+        PGresult *res, *err_res;
+        struct op *op = pop_inflight(s, &res, &err_res);
+
+        if (op)
+                op_complete(s, op, res, err_res, error);
 }
 
 /* Every caller's query queued or in flight gets error, exactly once.  Each
@@ -352,15 +388,17 @@ static void finish_inflight(struct store *s, const char *error) {
 static void fail_ops(struct store *s, const char *error) {
         struct op *op;
 
-        if (s->inflight) {
+        /* In flight first, in the order sent, then the queue: each caller
+         * sees its error in the order it queued. */
+        while (s->inflight) {
                 if (s->inflight->fn)
                         finish_inflight(s, error);
                 else {
-                        op_free(s->inflight);
-                        PQclear(s->inflight_res);
-                        PQclear(s->inflight_err);
-                        s->inflight = NULL;
-                        s->inflight_res = s->inflight_err = NULL;
+                        PGresult *res, *err_res;
+
+                        op_free(pop_inflight(s, &res, &err_res));
+                        PQclear(res);
+                        PQclear(err_res);
                 }
         }
         while ((op = s->queue_head)) {
@@ -414,6 +452,7 @@ static void close_conn(struct store *s) {
                 s->conn = NULL;
         }
         s->flushing = false;
+        s->head_synced = false;
         migration_list_done(&s->applied);
 }
 
@@ -491,21 +530,34 @@ static void on_notice(void *userdata, const PGresult *res) {
         log_full_errno(level, 0, "database server says: %s", msg);
 }
 
-/* Sends op and makes it the one in flight.  A send that fails leaves the
- * op to finish_inflight/lose, so its callback still runs exactly once. */
+static bool pipelined(const struct store *s) {
+        return s->conn && PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF;
+}
+
+/* Sends op and puts it last among the ops in flight.  A send that fails
+ * leaves the op to finish_inflight/lose, so its callback still runs
+ * exactly once; in pipeline mode any such failure ends the connection, so
+ * that the ops sent before it still complete first, in order. */
 static void send_op(struct store *s, struct op *op) {
         int ok, r;
 
-        s->inflight = op;
+        op->next = NULL;
+        *s->inflight_tail = op;
+        s->inflight_tail = &op->next;
+        s->n_inflight++;
         if (op->simple)
                 ok = PQsendQuery(s->conn, op->sql);
         else
                 ok = PQsendQueryParams(s->conn, op->sql, op->n_params, NULL,
                                        (const char *const *) op->params, NULL, NULL, 0);
+        /* The sync point after each query: its own implicit transaction,
+         * committed (and answered) on its own. */
+        if (ok && pipelined(s))
+                ok = PQpipelineSync(s->conn);
         if (!ok) {
                 char msg[STORE_DETAIL_MAX];
 
-                if (PQstatus(s->conn) == CONNECTION_BAD) {
+                if (PQstatus(s->conn) == CONNECTION_BAD || pipelined(s)) {
                         lose_conn_error(s, "sending a query failed");
                         return;
                 }
@@ -560,12 +612,38 @@ static void drain_results(struct store *s) {
                                 lose_conn_error(s, "the database connection was lost");
                                 return;
                         }
+                        if (pipelined(s)) {
+                                /* The head's results have ended; it is
+                                 * durable only at its sync.  A NULL while
+                                 * waiting for the sync: nothing more yet. */
+                                if (s->head_synced)
+                                        return;
+                                s->head_synced = true;
+                                continue;
+                        }
                         finish_inflight(s, NULL);
                         if (s->closed)
                                 return;
                         continue;
                 }
                 switch (PQresultStatus(res)) {
+                case PGRES_PIPELINE_SYNC:
+                        /* The head's sync point: its implicit transaction
+                         * has committed (or was rolled back: then it kept
+                         * its error). */
+                        PQclear(res);
+                        finish_inflight(s, NULL);
+                        if (s->closed)
+                                return;
+                        continue;
+                case PGRES_PIPELINE_ABORTED:
+                        /* Skipped because an earlier query of its batch
+                         * failed; with a sync after every query, not seen. */
+                        if (!s->inflight_err)
+                                s->inflight_err = res;
+                        else
+                                PQclear(res);
+                        break;
                 case PGRES_COMMAND_OK:
                 case PGRES_TUPLES_OK:
                         PQclear(s->inflight_res);
@@ -581,8 +659,8 @@ static void drain_results(struct store *s) {
                                 PQclear(res);
                         break;
                 default: {
-                        /* COPY and pipeline results would leave libpq in a
-                         * mode the store never drives: start afresh. */
+                        /* COPY results would leave libpq in a mode the
+                         * store never drives: start afresh. */
                         ExecStatusType st = PQresultStatus(res);
                         PQclear(res);
                         lose(s, "the server answered with %s, which arbiterd does not use "
@@ -1109,36 +1187,72 @@ static void on_listened(struct store *s, const PGresult *res, const PGresult *er
         s->n_listened = s->n_listen_sent;
 }
 
-/* Runs once per loop turn, before the loop sleeps: when READY and idle,
- * send what is due, session changes (statement_timeout, new LISTENs) before
- * the callers' queries. */
+/* Takes the first caller's op off the queue. */
+static struct op *dequeue(struct store *s) {
+        struct op *op = s->queue_head;
+
+        s->queue_head = op->next;
+        if (!s->queue_head)
+                s->queue_tail = &s->queue_head;
+        s->n_queued--;
+        op->next = NULL;
+        return op;
+}
+
+/* Runs once per loop turn, before the loop sleeps: when READY, send what
+ * is due, session changes (statement_timeout, new LISTENs) before the
+ * callers' queries.  A session change waits until nothing is in flight and
+ * is sent alone, outside pipeline mode (PQsendQuery is refused inside it);
+ * callers' queries go one at a time, or, with cfg.pipeline, in pipeline
+ * mode up to STORE_PIPELINE_MAX in flight. */
 static void on_before_sleep(void *userdata) {
         struct store *s = userdata;
         struct op *op = NULL;
 
-        if (s->closed || s->state != STORE_READY || s->inflight || !s->conn)
+        if (s->closed || s->state != STORE_READY || !s->conn)
                 return;
-        if (s->timeout_dirty) {
-                op = op_new_internal(xasprintf("SET statement_timeout = %u", s->cfg.statement_timeout_ms),
-                                     on_timeout_set);
-                s->timeout_dirty = !op;
-        } else if (s->n_listened < s->n_listeners) {
-                s->n_listen_sent = s->n_listeners;
-                op = op_new_internal(listen_sql(s, s->n_listened), on_listened);
-        } else if (s->queue_head) {
-                op = s->queue_head;
-                s->queue_head = op->next;
-                if (!s->queue_head)
-                        s->queue_tail = &s->queue_head;
-                s->n_queued--;
-                op->next = NULL;
-        } else
-                return;
-        if (!op) {
-                log_warning("database: out of memory preparing a session statement; trying again next turn");
+        if (s->timeout_dirty || s->n_listened < s->n_listeners) {
+                if (s->inflight)
+                        return;
+                if (pipelined(s) && !PQexitPipelineMode(s->conn)) {
+                        lose_conn_error(s, "leaving pipeline mode failed");
+                        return;
+                }
+                if (s->timeout_dirty) {
+                        op = op_new_internal(xasprintf("SET statement_timeout = %u", s->cfg.statement_timeout_ms),
+                                             on_timeout_set);
+                        s->timeout_dirty = !op;
+                } else {
+                        s->n_listen_sent = s->n_listeners;
+                        op = op_new_internal(listen_sql(s, s->n_listened), on_listened);
+                }
+                if (!op) {
+                        log_warning("database: out of memory preparing a session statement; trying again next turn");
+                        return;
+                }
+                send_op(s, op);
                 return;
         }
-        send_op(s, op);
+        if (!s->queue_head)
+                return;
+        if (!s->cfg.pipeline) {
+                if (!s->inflight)
+                        send_op(s, dequeue(s));
+                return;
+        }
+        if (!pipelined(s)) {
+                if (s->inflight)
+                        return;         /* an internal op, alone */
+                if (!PQenterPipelineMode(s->conn)) {
+                        lose_conn_error(s, "entering pipeline mode failed");
+                        return;
+                }
+        }
+        while (s->queue_head && s->n_inflight < STORE_PIPELINE_MAX) {
+                send_op(s, dequeue(s));
+                if (s->closed || !s->conn || s->state != STORE_READY)
+                        return;
+        }
 }
 
 int store_new(struct loop *loop, const struct store_config *cfg,
@@ -1158,6 +1272,7 @@ int store_new(struct loop *loop, const struct store_config *cfg,
         s->hook_id = -1;
         s->io_fd = -1;
         s->queue_tail = &s->queue_head;
+        s->inflight_tail = &s->inflight;
         s->backoff_usec = STORE_BACKOFF_INITIAL_USEC;
         s->state = STORE_DISCONNECTED;
         snprintf(s->detail, sizeof s->detail, "not connected yet");
@@ -1367,5 +1482,9 @@ const char *store_failure_to_string(enum store_failure f) {
 }
 
 unsigned store_pending(const struct store *s) {
-        return s->n_queued + (s->inflight && s->inflight->fn ? 1 : 0);
+        unsigned n = s->n_queued;
+
+        for (const struct op *op = s->inflight; op; op = op->next)
+                n += op->fn != NULL;
+        return n;
 }

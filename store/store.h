@@ -50,6 +50,27 @@
  * with -ENOTCONN unless the state is READY; a query in flight when the
  * connection is lost completes with an error.  Every callback is called
  * exactly once, from the loop (never from inside store_query()).
+ *
+ * Pipeline mode (cfg.pipeline; the match runtime's input lane).  Once
+ * READY, the connection enters libpq's pipeline mode and queued queries
+ * are sent without waiting for the ones before them, up to 32 in flight
+ * (more wait in the queue): queries queued within the same loop turns
+ * share round trips.  Each is sent with a sync point of its own
+ * (PQsendQueryParams then PQpipelineSync), so each is its own implicit
+ * transaction: one that fails rolls back itself alone, and the ones after
+ * it run and commit as if it had succeeded.  Callbacks still come in the
+ * order queued, each only when its own sync's answer has arrived, i.e.
+ * once its transaction has committed (synchronous_commit as the server
+ * has it: on, by default, so durable).  A lost connection fails every
+ * query in flight, then every queued one, each exactly once, in order;
+ * the server may have committed some of those in flight before it went
+ * (the same as for the one query in flight without pipeline mode), so a
+ * caller retries only idempotent writes.  Queries are not ordered after
+ * one another's outcome: a caller that must not send B unless A succeeded
+ * (one match's inputs: match/match.h, "Write, then publish") queues B only
+ * from A's callback.  Session changes (statement_timeout, LISTEN) wait
+ * until nothing is in flight, leave pipeline mode for their simple query,
+ * and the next queries enter it again.
  * store_free() may be called from inside any of the store's callbacks.
  *
  * Ownership: the PGresult passed to a callback is freed by the store after
@@ -78,6 +99,7 @@ struct store_config {
         unsigned reconnect_max_s;
         const char *migrations_dir;       /* NULL: run no migrations */
         bool hold_lock;                   /* take the daemon's lock on every connect */
+        bool pipeline;                    /* pipeline mode once READY (see above) */
 };
 
 /* res is NULL when the query failed (error says why, in words a person can
