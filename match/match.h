@@ -52,14 +52,31 @@
  *
  * Write, then publish.  An input is numbered (last seq + 1), stamped with
  * match time, and applied to a copy of the state; the copy becomes the state
- * once its INSERT is queued (the store sends queries in order, so one
- * match's inputs are written in seq order).  Only when the INSERT completes
- * are its outputs published (SSE topic "match/<id>") and the request that
- * caused it answered.  If the write fails (the connection went under it,
- * or the statement was cancelled) the input goes to the spool like any
- * other, and the match goes on; only without a spool (or with a failed one)
- * is the match marked stale: it takes no more inputs and is rebuilt from
- * what the database holds when the store is READY again.
+ * once its write is queued.  Only when the INSERT completes are its outputs
+ * published (SSE topic "match/<id>") and the request that caused it
+ * answered.  If the write fails (the connection went under it, or the
+ * statement was cancelled) the input goes to the spool like any other, and
+ * the match goes on; only without a spool (or with a failed one) is the
+ * match marked stale: it takes no more inputs and is rebuilt from what the
+ * database holds when the store is READY again.
+ *
+ * One input of a match at a time on the lane.  The lane pipelines
+ * (store/store.h, "Pipeline mode"): the inputs of several matches share
+ * round trips, each its own transaction, so a later query may commit
+ * although an earlier one failed.  A match's inputs must not: input N+1
+ * stored while N went to the spool would be published before N, and its
+ * plain INSERT would leave the matches row at N's state (the flush of N
+ * changes the row only while no newer input is stored).  So a match has at
+ * most one INSERT queued or in flight on the lane (writing); an input
+ * submitted meanwhile is held (held_writes, with its spool record), and
+ * leaves only from the completion of the one before it: to the database
+ * when that one was stored and nothing needs the spool, to the spool when
+ * it was spooled (the spool then holds a record), or failed when the match
+ * went stale.  Hence, invariant: each match's inputs reach the database,
+ * directly or through the spool, in seq order, and are published in seq
+ * order.  A burst of calls at different tables still shares round trips;
+ * one match's inputs follow each other by a round trip, as before
+ * pipelining.
  *
  * The spool (store/spool.h).  While the database is not READY, and while
  * the spool holds any record, an input's row (exactly the parameters of its
@@ -76,8 +93,9 @@
  * Once every record is in the database the file is cut to zero, through
  * the writer (an fsync too), and only then do inputs go to the database
  * directly.  (The one exception to the order: a write cancelled on a
- * connection that stays up is spooled while the writes behind it may be
- * stored; see the registry's invariant in runtime.h.)  A flush cut by a lost connection resumes at the next READY.
+ * connection that stays up is spooled while other matches' writes behind it
+ * may be stored; see the registry's invariant in runtime.h.)  A flush cut
+ * by a lost connection resumes at the next READY.
  * A spool that fails (append, fsync, read back, consume, cut) is fatal: the matches_fatal_fn
  * is called once and every later input that would need the spool is
  * refused (-EIO).  An abort (a row update) is refused while the spool holds
@@ -214,6 +232,8 @@ enum match_source {
         MATCH_SOURCE_SEAT,              /* a seat's own token (its station) */
 };
 
+struct match_write;
+
 struct match {
         struct matches *reg;
         struct match *next;
@@ -257,7 +277,13 @@ struct match {
         bool aborted;
         bool stale;                     /* a write failed; rebuilt on the next READY */
         bool released;                  /* freed when pending drops to 0 */
-        unsigned pending;               /* input writes in flight */
+        unsigned pending;               /* input writes in flight (held ones too) */
+        /* One input at a time on the lane ("Write, then publish"): writing
+         * while one is queued or in flight on the store; held, the inputs
+         * submitted meanwhile, in seq order, each written once the one
+         * before it is stored or handed to the spool. */
+        bool writing;
+        struct match_write *held_writes;
         struct event *timer;            /* the engine's wake-up, or the confirm timeout */
 };
 

@@ -34,12 +34,14 @@ struct matches {
 
         /* The spool (match.h, "The spool").  Invariant: while it holds
          * records no input is written to the database directly, so the
-         * database sees each match's inputs in seq order, but for one case:
-         * a write that fails on a connection that stays up (a cancelled
-         * statement) is spooled while the writes queued behind it may be
-         * stored; the INSERT is idempotent and a match's row follows its
-         * newest stored input (store/matches.h), so the order of arrival
-         * does not matter there. */
+         * database sees each match's inputs in seq order.  A write that
+         * fails on a connection that stays up (a cancelled statement) is
+         * spooled while other matches' writes queued behind it may be
+         * stored; its own match's next input was held (match.h, "One input
+         * of a match at a time on the lane") and follows it into the spool.
+         * Across matches the order does not matter: the INSERT is
+         * idempotent and a match's row follows its newest stored input
+         * (store/matches.h). */
         struct spool *spool;            /* NULL: inputs need the database */
         struct spool_writer *writer;    /* writes and fsyncs it off the loop thread */
         matches_fatal_fn fatal;

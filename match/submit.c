@@ -29,13 +29,16 @@
 
 /* One input on its way to the database. */
 struct match_write {
+        struct match_write *next;       /* among the match's held writes */
         struct match *m;
         struct eng_input in;
         struct eng_out out;
         match_done_fn done;
         void *userdata;
         int64_t made_usec;              /* when it was submitted, for the debug log */
-        char *record;                   /* its spool record, should the database's write fail */
+        char *record;                   /* its spool record, should the database's write fail; a held
+                                         * write's parameters too */
+        bool same_state;                /* a held write's row.same_state (not in the record) */
 };
 
 bool matches_must_spool(const struct matches *reg) {
@@ -106,6 +109,7 @@ static void input_written(struct match_write *w, bool ok, const char *error) {
 }
 
 static void on_input_spooled(void *userdata, int r);
+static void write_held(struct match *m);
 
 /* The database's write failed (the connection went under it, or the
  * statement was cancelled): the input goes to the spool like any other
@@ -115,23 +119,79 @@ static void on_input_spooled(void *userdata, int r);
  * spool keeps each match's inputs in order. */
 static void on_input_stored(void *userdata, const PGresult *res, const char *error) {
         struct match_write *w = userdata;
-        struct matches *reg = w->m->reg;
+        struct match *m = w->m;
+        struct matches *reg = m->reg;
+        bool held = m->held_writes != NULL;     /* then pending > 1: m outlives input_written */
         int r;
 
+        m->writing = false;
         if (res || !reg->spool || reg->broken || !w->record) {
                 input_written(w, res != NULL, error);
-                return;
-        }
-        r = spool_writer_append(reg->writer, w->record, strlen(w->record), on_input_spooled, w);
-        if (r < 0) {
+        } else if ((r = spool_writer_append(reg->writer, w->record, strlen(w->record), on_input_spooled, w)) < 0) {
                 if (r != -EINVAL && r != -ENOMEM)
                         matches_spool_failed(reg, "to take an input", r);
                 input_written(w, false, error);
-                return;
+        } else {
+                log_full_errno(reg->spooled_after_failure++ ? LOG_DEBUG : LOG_WARNING, 0,
+                               "match %" PRId64 ": input %" PRIu64 " could not be stored (%s); it goes to the "
+                               "spool, and the match goes on", m->id, w->in.seq, error);
         }
-        log_full_errno(reg->spooled_after_failure++ ? LOG_DEBUG : LOG_WARNING, 0,
-                       "match %" PRId64 ": input %" PRIu64 " could not be stored (%s); it goes to the spool, "
-                       "and the match goes on", w->m->id, w->in.seq, error);
+        if (held)
+                write_held(m);
+}
+
+/* Queues a held write where the one before it left room: the spool when
+ * anything is there or on its way (the one before it, spooled, among
+ * them), else the database.  0, or a negative errno: not queued. */
+static int write_record(struct match *m, struct match_write *w) {
+        struct matches *reg = m->reg;
+        struct match_store_input row;
+        json_t *root;
+        int r;
+
+        if (matches_must_spool(reg)) {
+                if (reg->broken)
+                        return -EIO;
+                r = spool_writer_append(reg->writer, w->record, strlen(w->record), on_input_spooled, w);
+                if (r < 0 && r != -EINVAL && r != -ENOMEM)
+                        matches_spool_failed(reg, "to take an input", r);
+                return r;
+        }
+        if (store_get_state(reg->store) != STORE_READY)
+                return -ENOTCONN;
+        r = match_store_input_from_record(w->record, strlen(w->record), &row, &root);
+        if (r < 0)
+                return r;
+        row.same_state = w->same_state;
+        r = match_store_insert_input(reg->store, &row, on_input_stored, w);
+        json_decref(root);
+        if (r == 0)
+                m->writing = true;
+        return r;
+}
+
+/* The write before them has left the lane: the held writes follow, in
+ * order, until one is on the lane again.  One that cannot be queued, or
+ * any after the match went stale, is lost like a failed write (the match
+ * is rebuilt from the database).  m may be freed by the last one. */
+static void write_held(struct match *m) {
+        while (m->held_writes && !m->writing) {
+                struct match_write *w = m->held_writes;
+                bool last;
+                int r = -ENOTCONN;
+
+                m->held_writes = w->next;
+                w->next = NULL;
+                last = !m->held_writes;
+                if (!m->stale)
+                        r = write_record(m, w);
+                if (r < 0) {
+                        input_written(w, false, m->stale ? "an input before it could not be stored"
+                                                         : "it could be neither stored nor spooled");
+                        if (last)
+                                return;
+                }
+        }
 }
 
 /* The worker has fsync'd the input's record (r 0), or the spool failed:
@@ -352,11 +412,25 @@ int match_submit(struct match *m, struct eng_input *in, enum match_source source
         else
                 r = match_log_push(m, in, w->out.refusal);
         if (r == 0) {
-                if (!spooled && m->reg->spool && !(w->record = match_store_input_to_record(&row)))
+                /* Behind an input of its own on the lane, it is held (match.h,
+                 * "One input of a match at a time on the lane"). */
+                bool hold = m->writing;
+
+                if ((hold || (!spooled && m->reg->spool)) && !(w->record = match_store_input_to_record(&row))) {
                         r = -ENOMEM;
-                else
-                        r = spooled ? spool_input(m->reg, &row, w)
-                                    : match_store_insert_input(m->reg->store, &row, on_input_stored, w);
+                } else if (hold) {
+                        struct match_write **tail = &m->held_writes;
+
+                        while (*tail)
+                                tail = &(*tail)->next;
+                        w->same_state = row.same_state;
+                        *tail = w;
+                } else if (spooled) {
+                        r = spool_input(m->reg, &row, w);
+                } else {
+                        r = match_store_insert_input(m->reg->store, &row, on_input_stored, w);
+                        m->writing = r == 0;
+                }
                 if (r < 0)
                         m->n_log--;
         }
