@@ -32,6 +32,14 @@
 # Benchmarks report, they do not assert: the exit status is non-zero only
 # when the bench could not run.
 #
+# Rows of `make bench`'s report (report_row, tests/bench/lib.sh), against
+# psql's INSERT+COMMIT p99 into the same cluster in the same run:
+#   crazy_race.daemon_share_p99_ms.sse   SSE p99 minus the settle window,
+#   crazy_race.daemon_share_p99_ms.dbus  D-Bus the same: a difference of at
+#       most 1 ms (GOAL_SHARE_MS: why there);
+#   crazy_race.stored_p99_ms  the last slap's own commit, at most 0.5 ms
+#       more than psql's (GOAL_STORED_MS).
+#
 # Environment (defaults in brackets):
 #   RACES      races measured [100]            SETTLE_US   [pads] settle_window [2000]
 #   KEEP_LOGS  when 1, keep the directory      PGCLUSTER   the cluster helper [tools/pgcluster]
@@ -50,6 +58,17 @@ STEP_TIMEOUT_S=10
 START_TIMEOUT_S=30
 STOP_TIMEOUT_S=15
 MAX_STEPS=100000
+# The report's goals.  What the daemon adds to a slap race on top of the two
+# things it cannot avoid, the settle window and the durable commit: at most
+# 1 ms at p99.  Issue 15 asks 0.5 ms of the judged call (bench_e2e.sh) idle;
+# here the figure also holds padsim's timer lag and a second reader process
+# (busctl or curl, piped through bench_stamp), all on the two cores the
+# daemon and PostgreSQL use, so the bound is the issue's loaded one.
+GOAL_SHARE_MS=1
+# The daemon's own INSERT+COMMIT of the slap next to psql's into the same
+# cluster: the same statement, plus its queueing on the lane; half a
+# millisecond for that.
+GOAL_STORED_MS=0.5
 
 tmp=""
 pids=()
@@ -324,16 +343,26 @@ main() {
         echo "Crazy Pilot's slap race: the last slap (padsim PRESS host_us) → PenaltyGiven (busctl monitor) /"
         echo "penalty_given (SSE), ms; settle window $SETTLE_US µs; $(nproc) CPUs"
         printf '%-44s %6s %9s %9s\n' step n "p50 ms" "p99 ms"
+        local share_dbus share_sse stored ref
         for k in 2 3; do
                 read -r p50 p99 n < <(percentiles "$file" "$k" 0)
                 printf '%-44s %6s %9s %9s\n' "$([[ $k == 2 ]] && echo D-Bus || echo SSE): last slap → penalty" "$n" "$p50" "$p99"
                 read -r p50 p99 n < <(percentiles "$file" "$k" "$SETTLE_US")
                 printf '%-44s %6s %9s %9s\n' "  the same, minus the settle window" "$n" "$p50" "$p99"
+                if [[ $k == 2 ]]; then share_dbus=$p99; else share_sse=$p99; fi
         done
         read -r p50 p99 n < <(stored_percentiles "$file")
         printf '%-44s %6s %9s %9s\n' "the last slap stored (INSERT+COMMIT)" "$n" "$p50" "$p99"
+        stored=$p99
         read -r p50 p99 n < <(db_reference "$DSN")
         printf '%-44s %6s %9s %9s\n' "ref: psql INSERT+COMMIT, 200 ms apart" "$n" "$p50" "$p99"
+        ref=$p99
+        report_row crazy_race.daemon_share_p99_ms.sse "Crazy Pilot slap race: last slap → penalty_given on SSE, p99 − settle" \
+                ms "$share_sse" "$ref" "psql INSERT+COMMIT p99" diff_max "$GOAL_SHARE_MS"
+        report_row crazy_race.daemon_share_p99_ms.dbus "Crazy Pilot slap race: last slap → PenaltyGiven on D-Bus, p99 − settle" \
+                ms "$share_dbus" "$ref" "psql INSERT+COMMIT p99" diff_max "$GOAL_SHARE_MS"
+        report_row crazy_race.stored_p99_ms "Crazy Pilot slap race: the last slap stored, p99" \
+                ms "$stored" "$ref" "psql INSERT+COMMIT p99" diff_max "$GOAL_STORED_MS"
 }
 
 main "$@"

@@ -4,9 +4,18 @@
 # Measures GET /v1/health on arbiterd against nginx serving the same JSON as a
 # static file, on this machine, in the same run, with the same wrk settings:
 # requests per second and p50/p99 latency for both, the ratio, and arbiterd's
-# resident memory when idle and at its peak.  Targets are reported as met or
-# not met; missing one is not a failure (benchmarks report, tests assert).  The
-# exit status is non-zero only when the benchmark could not run.
+# resident memory when idle and at its peak next to nginx's (master and
+# worker).  Targets are reported as met or not met; missing one is not a
+# failure (benchmarks report, tests assert).  The exit status is non-zero only
+# when the benchmark could not run.
+#
+# Rows of `make bench`'s report (report_row, tests/bench/lib.sh), each against
+# nginx in the same run; the goals and their reasons are at TARGET_* below:
+#   rest.health.req_per_s   arbiterd's req/s, ratio_min 1
+#   rest.health.p99_ms      arbiterd's p99, ratio_max 1.5
+#   rest.health.p50_ms      arbiterd's p50, no goal
+#   rest.rss_kib.idle       arbiterd's idle VmRSS against nginx's, no goal
+#   rest.rss_kib.peak       arbiterd's VmHWM after the load against nginx's, no goal
 #
 # It starts a throwaway PostgreSQL (tools/pgcluster), arbiterd on a free
 # loopback port with no D-Bus, and nginx with one worker (arbiterd serves from
@@ -41,10 +50,21 @@ THREADS=${THREADS:-2}
 PGCLUSTER=${PGCLUSTER:-$ROOT/tools/pgcluster}
 KEEP_LOGS=${KEEP_LOGS:-0}
 
-# Targets from issue 2.
+# Targets from issue 2, printed as they were; the report's goals are relative
+# to nginx (issue 15).
 TARGET_RATIO=0.8        # arbiterd req/s at least this fraction of nginx's
 TARGET_P99_MS=5         # arbiterd p99 latency below this
 TARGET_RSS_MIB=16       # arbiterd idle resident memory below this
+# The report's goals.  arbiterd answers /v1/health from memory on one thread
+# as nginx answers a cached static file on one worker, on the same core:
+# it should serve at least as many (issue 2 asked for 0.8; it has done better
+# since, and issue 15 starts from that).  Its p99 within half again of
+# nginx's: the 99th percentile of a 5 s run moves more from run to run than
+# the rate does.  Memory has no goal: arbiterd holds a PostgreSQL
+# connection, the games and the web pages that nginx has no need of; the
+# figures are reported for their trend.
+GOAL_RPS_RATIO_MIN=1
+GOAL_P99_RATIO_MAX=1.5
 IDLE_SECONDS=2          # idle time before the RSS sample
 START_TIMEOUT_S=30      # for the daemon's first /v1/health answer
 STOP_TIMEOUT_S=15       # SIGTERM → exit; above the daemon's 10 s shutdown bound
@@ -167,6 +187,15 @@ proc_kib() {    # proc_kib PID FIELD → KiB from /proc/PID/status
         awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
 }
 
+# FIELD summed over nginx's master and its worker.
+nginx_kib() {   # nginx_kib FIELD
+        local p sum=0 k
+        for p in "$nginx_pid" $(pgrep -P "$nginx_pid"); do
+                k=$(proc_kib "$p" "$1") && sum=$((sum + ${k:-0}))
+        done
+        echo "$sum"
+}
+
 # A server that died under load is a finding, not noise.  (Ctrl-C also ends
 # here: wrk catches SIGINT and exits 0, so bash runs no INT trap, but the
 # servers in the same process group stop.)
@@ -224,6 +253,20 @@ report() {
         printf 'arbiterd idle RSS (VmRSS)   %6s MiB target < %s MiB  %s\n' \
                 "$idle_mib" "$TARGET_RSS_MIB" "$(verdict "$IDLE_RSS_KIB < $TARGET_RSS_MIB * 1024")"
         printf 'arbiterd peak RSS (VmHWM)   %6s MiB (after the load; no target)\n' "$peak_mib"
+        printf 'nginx RSS, master + worker  %6s MiB idle, %s MiB peak (VmHWM)\n' \
+                "$(awk -v k="$NGINX_IDLE_RSS_KIB" 'BEGIN { printf "%.1f", k / 1024 }')" \
+                "$(awk -v k="$NGINX_PEAK_RSS_KIB" 'BEGIN { printf "%.1f", k / 1024 }')"
+        local how="wrk -t$THREADS -c$CONNECTIONS, median of $ROUNDS rounds"
+        report_row rest.health.req_per_s "GET /v1/health, $how" "req/s" "$d_rps" "$n_rps" \
+                "nginx, the same JSON file" ratio_min "$GOAL_RPS_RATIO_MIN"
+        report_row rest.health.p99_ms "GET /v1/health p99, $how" ms "$d_p99" "$n_p99" \
+                "nginx, the same JSON file" ratio_max "$GOAL_P99_RATIO_MAX"
+        report_row rest.health.p50_ms "GET /v1/health p50, $how" ms "$d_p50" "$n_p50" \
+                "nginx, the same JSON file" none
+        report_row rest.rss_kib.idle "resident memory, idle (VmRSS)" KiB "$IDLE_RSS_KIB" "$NGINX_IDLE_RSS_KIB" \
+                "nginx, master + worker" none
+        report_row rest.rss_kib.peak "resident memory, peak after the load (VmHWM)" KiB "$PEAK_RSS_KIB" \
+                "$NGINX_PEAK_RSS_KIB" "nginx, master + worker" none
         if [[ $d_err != 0 || $n_err != 0 ]]; then
                 echo "note: errors are non-2xx answers plus socket errors; see $tmp/wrk-*.txt"
                 KEEP_LOGS=1
@@ -251,6 +294,8 @@ main() {
         IDLE_RSS_KIB=$(proc_kib "$daemon_pid" VmRSS)
         log "starting nginx"
         start_nginx
+        sleep "$IDLE_SECONDS"
+        NGINX_IDLE_RSS_KIB=$(nginx_kib VmRSS)
 
         # Alternate the two targets ROUNDS times and keep each one's median
         # round: the machine's speed drifts over a minute, and running one
@@ -260,6 +305,7 @@ main() {
                 run_wrk nginx "$nginx_pid" "http://127.0.0.1:$NGINX_PORT$HEALTH_PATH" "$round"
         done
         PEAK_RSS_KIB=$(proc_kib "$daemon_pid" VmHWM)
+        NGINX_PEAK_RSS_KIB=$(nginx_kib VmHWM)
         DAEMON_RESULT=$(median_result arbiterd)
         NGINX_RESULT=$(median_result nginx)
         report
