@@ -25,6 +25,14 @@
 # Benchmarks report, they do not assert: the exit status is non-zero only
 # when the bench could not run.
 #
+# Rows of `make bench`'s report (report_row, tests/bench/lib.sh), against
+# psql's INSERT+COMMIT p99 into the same cluster in the same run:
+#   pitch_fleet.report_to_sse_p99_ms    sent → first event on SSE, p99,
+#   pitch_fleet.report_to_reply_p99_ms  sent → reply, p99: at most 1 ms
+#       more than the commit (GOAL_SHARE_MS: why there);
+#   pitch_fleet.stored_p99_ms  the report's own commit, at most 0.5 ms more
+#       than psql's (GOAL_STORED_MS).
+#
 # Environment (defaults in brackets):
 #   REPORTS    reports measured [150]          KEEP_LOGS  when 1, keep the directory
 #   PGCLUSTER  the cluster helper [tools/pgcluster]
@@ -40,6 +48,15 @@ STEP_TIMEOUT_S=10
 START_TIMEOUT_S=30
 STOP_TIMEOUT_S=15
 MAX_REPORTS=$((REPORTS * 4))
+# The report's goals.  A referee's report has no settle window: its floor is
+# the durable commit, and what the daemon adds on top (HTTP, the engine's
+# preview and apply, publishing) at most 1 ms at p99: the bound issue 15
+# sets for the daemon's share of a judged call under load, as this figure
+# also holds curl and a stream reader on the daemon's two cores.
+GOAL_SHARE_MS=1
+# The daemon's own INSERT+COMMIT next to psql's: the same statement plus its
+# queueing on the lane, half a millisecond for that.
+GOAL_STORED_MS=0.5
 
 tmp=""
 pids=()
@@ -250,14 +267,24 @@ main() {
         echo
         echo "Pitch Fleet: a referee's report over REST (pick, shot, end_turn) → its first event on SSE, ms; $(nproc) CPUs"
         printf '%-52s %6s %9s %9s\n' step n "p50 ms" "p99 ms"
+        local sse reply stored_p99
         read -r p50 p99 k < <(awk '{ print ($2 - $1) / 1000 }' "$file" | pct)
         printf '%-52s %6s %9s %9s\n' "report sent → its first event on SSE" "$k" "$p50" "$p99"
+        sse=$p99
         read -r p50 p99 k < <(awk '{ print ($3 - $1) / 1000 }' "$file" | pct)
         printf '%-52s %6s %9s %9s\n' "report sent → its reply (stored, published)" "$k" "$p50" "$p99"
+        reply=$p99
         read -r p50 p99 k < <(stored "$file" | pct)
         printf '%-52s %6s %9s %9s\n' "the report stored (INSERT+COMMIT)" "$k" "$p50" "$p99"
+        stored_p99=$p99
         read -r p50 p99 k < <(db_reference "$DSN")
         printf '%-52s %6s %9s %9s\n' "ref: psql INSERT+COMMIT, 200 ms apart" "$k" "$p50" "$p99"
+        report_row pitch_fleet.report_to_sse_p99_ms "Pitch Fleet: a referee's report sent → its first event on SSE, p99" \
+                ms "$sse" "$p99" "psql INSERT+COMMIT p99" diff_max "$GOAL_SHARE_MS"
+        report_row pitch_fleet.report_to_reply_p99_ms "Pitch Fleet: a referee's report sent → its reply, p99" \
+                ms "$reply" "$p99" "psql INSERT+COMMIT p99" diff_max "$GOAL_SHARE_MS"
+        report_row pitch_fleet.stored_p99_ms "Pitch Fleet: the report stored, p99" \
+                ms "$stored_p99" "$p99" "psql INSERT+COMMIT p99" diff_max "$GOAL_STORED_MS"
 }
 
 main "$@"
