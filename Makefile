@@ -336,7 +336,10 @@ help:
 	@echo "make screenshots  the web pages' pictures in docs/screenshots/ (headless Chromium)"
 	@echo "make install  install into DESTDIR/PREFIX (binaries, unit, D-Bus policy, migrations, web)"
 	@echo "make fuzz     run each libFuzzer target for FUZZ_SECONDS (default 60)"
+	@echo "make firmware the pad's firmware for an ATmega328P (UID=0x... for a pad's own build; docs/hardware.md)"
 	@echo "make deps     install the Debian packages needed to build, test and run"
 	@echo "make clean    remove build output"
+
+include firmware/firmware.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

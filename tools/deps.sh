@@ -14,6 +14,7 @@ packages=(
     wrk nginx-light libnginx-mod-nchan    # `make bench`: load generator and the reference servers (nginx, nchan)
     clang libclang-rt-14-dev              # `make fuzz` (libFuzzer)
     chromium chromium-driver python3-selenium  # browser tests of web/ and `make screenshots`
+    gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev  # `make firmware` and the emulated pads of issue 16
 )
 
 missing=()

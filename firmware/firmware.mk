@@ -1,0 +1,76 @@
+# firmware/firmware.mk — `make firmware`, included by
+# the Makefile.  The pad's firmware (firmware/, docs/hardware.md) is built
+# with avr-gcc and its own flags, apart from the daemon's: nothing here
+# touches CC, CFLAGS or the objects of `make`, `make test` or `make asan`.
+#
+#   make firmware [UID=0x...] [PAD_KIND=1|2] [PAD_BUTTONS=1..7] [PAD_RS485=0|1]
+#                 [PAD_BAUD=1000000|115200]
+#     $(BUILD)/firmware/pad.elf, pad.hex; with UID also pad-UID.elf,
+#     pad-UID.hex (a build that writes UID into a blank EEPROM on its first
+#     start) and pad-UID.eep.hex (the EEPROM image, for avrdude or an ISP);
+#     crcbench.elf (the codec's cost in cycles); prints flash and RAM use.
+
+FW_DIR     := $(BUILD)/firmware
+FW_CC      := avr-gcc
+FW_OBJCOPY := avr-objcopy
+FW_SIZE    := avr-size
+FW_MCU     := atmega328p
+FW_F_CPU   := 16000000UL
+# The build's defaults for a pad whose EEPROM does not say (firmware/board.h).
+FW_DEFS    := $(if $(PAD_KIND),-DPAD_KIND=$(PAD_KIND)) $(if $(PAD_BUTTONS),-DPAD_BUTTONS=$(PAD_BUTTONS)) \
+              $(if $(PAD_RS485),-DPAD_RS485=$(PAD_RS485)) $(if $(PAD_BAUD),-DPAD_BAUD=$(PAD_BAUD)UL)
+FW_CFLAGS  := -mmcu=$(FW_MCU) -DF_CPU=$(FW_F_CPU) -Os -g -std=gnu11 -I. $(WARN) \
+              -MMD -MP -ffunction-sections -fdata-sections -fshort-enums $(FW_DEFS)
+FW_LDFLAGS := -mmcu=$(FW_MCU) -Wl,--gc-sections
+FW_SRCS    := $(filter-out firmware/crcbench.c,$(wildcard firmware/*.c))
+FW_OBJS    := $(FW_SRCS:%.c=$(BUILD)/%.avr.o)
+FW_TARGETS := $(FW_DIR)/pad.elf $(FW_DIR)/pad.hex $(FW_DIR)/crcbench.elf
+ifneq ($(UID),)
+FW_TARGETS += $(FW_DIR)/pad-$(UID).elf $(FW_DIR)/pad-$(UID).hex $(FW_DIR)/pad-$(UID).eep.hex
+endif
+
+# The flags are part of what an object is: a build with other defaults
+# rebuilds (the stamp changes when they do).
+FW_STAMP   := $(FW_DIR)/flags
+$(FW_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(FW_CFLAGS)' | cmp -s - $@ || echo '$(FW_CFLAGS)' > $@
+
+$(BUILD)/firmware/%.avr.o: firmware/%.c $(FW_STAMP)
+	@mkdir -p $(@D)
+	@echo "  AVR-CC  $@"
+	$(Q)$(FW_CC) $(FW_CFLAGS) -c -o $@ $<
+
+$(FW_DIR)/pad.elf: $(FW_OBJS)
+	@echo "  AVR-LD  $@"
+	$(Q)$(FW_CC) $(FW_LDFLAGS) -o $@ $^
+
+ifneq ($(UID),)
+$(BUILD)/firmware/config-$(UID).avr.o: firmware/config.c $(FW_STAMP)
+	@mkdir -p $(@D)
+	@echo "  AVR-CC  $@"
+	$(Q)$(FW_CC) $(FW_CFLAGS) -DPAD_UID=$(UID)ULL -c -o $@ $<
+
+$(FW_DIR)/pad-$(UID).elf: $(filter-out %/config.avr.o,$(FW_OBJS)) $(BUILD)/firmware/config-$(UID).avr.o
+	@echo "  AVR-LD  $@"
+	$(Q)$(FW_CC) $(FW_LDFLAGS) -o $@ $^
+endif
+
+$(FW_DIR)/crcbench.elf: $(BUILD)/firmware/crcbench.avr.o $(BUILD)/firmware/codec.avr.o
+	@echo "  AVR-LD  $@"
+	$(Q)$(FW_CC) $(FW_LDFLAGS) -o $@ $^
+
+$(FW_DIR)/%.hex: $(FW_DIR)/%.elf
+	$(Q)$(FW_OBJCOPY) -O ihex -R .eeprom $< $@
+
+$(FW_DIR)/%.eep.hex: $(FW_DIR)/%.elf
+	$(Q)$(FW_OBJCOPY) -O ihex -j .eeprom --change-section-lma .eeprom=0 $< $@
+
+firmware-build: $(FW_TARGETS)
+	$(Q)$(FW_SIZE) --format=avr --mcu=$(FW_MCU) $(FW_DIR)/pad.elf | grep -E 'Program|Data|EEPROM'
+
+firmware: deps
+	$(Q)$(MAKE) --no-print-directory firmware-build
+
+FORCE:
+.PHONY: firmware firmware-build FORCE
