@@ -89,6 +89,9 @@ BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 # The load generator of the chaos test, `make bench` and `make soak`
 # (tests/load/loadgen.c): libc only.
 LOADGEN    := $(BUILD)/tests/load/loadgen
+# The live fan-out benchmark's client (tests/bench/sse_fanout.c, run by
+# tests/bench/fanout.sh, not by itself): libc only.
+SSE_FANOUT := $(BUILD)/tests/bench/sse_fanout
 
 .PHONY: all build build-tests deps run test asan bench soak fuzz install clean help check-layers screenshots
 .DEFAULT_GOAL := all
@@ -121,7 +124,7 @@ screenshots: deps
 	$(Q)ARBITER_WEB_SCREENSHOTS=$(CURDIR)/docs/screenshots tests/run.sh $(BUILD) test_web_browser
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory build $(BENCH_BINS) $(LOADGEN)
+	$(Q)$(MAKE) --no-print-directory build $(BENCH_BINS) $(LOADGEN) $(SSE_FANOUT)
 	$(Q)tests/bench/run.sh $(BUILD)
 
 # Long scenes, each a script tests/soak/*.sh bounded by SOAK_SECONDS; a new
@@ -246,6 +249,10 @@ $(BUILD)/tests/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
 $(LOADGEN): $(BUILD)/tests/load/loadgen.o
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^
+
+$(SSE_FANOUT): $(BUILD)/tests/bench/sse_fanout.o
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ -lm
 
 $(addprefix $(BUILD)/,$(PURE_SRCS:.c=.o)): $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

@@ -85,9 +85,9 @@ struct sse_sub;
 /* [http] sse_max_streams' default: a venue's scoreboards, table displays and
  * spectators' phones, with room to spare (issue 11 asks for 2,000 on one
  * daemon); [http] max_connections' default (4096) leaves the rest to
- * requests.  A stream costs about 16 KiB of the daemon's memory, most of
- * it libmicrohttpd's buffer ([http] connection_memory; docs/operations.md,
- * "Connections and load"). */
+ * requests.  A stream costs about 11 KiB of the daemon's memory, most of
+ * it libmicrohttpd's buffer ([http] connection_memory, 8K, which it zeroes
+ * whole; docs/operations.md, "Connections and load"). */
 #define SSE_MAX_STREAMS_DEFAULT   3072
 /* The "retry:" every stream starts with: how long EventSource waits before
  * reconnecting (browsers default to about 3 s; a display should be back

@@ -146,7 +146,7 @@ static const struct key keys[] = {
         { KEY("http", "connection_timeout", KEY_UINT, connection_timeout_s),
           .min = 1, .max = 3600, .what = "seconds", .def = "30" },
         { KEY("http", "connection_memory", KEY_SIZE, connection_memory),
-          .min = 8 * KIB, .max = 16 * MIB, .def = "16K" },
+          .min = 8 * KIB, .max = 16 * MIB, .def = "8K" },
         { KEY("http", "open_reads", KEY_BOOL, open_reads),
           .def = "yes", .reload = true },
         { KEY("http", "web_root", KEY_STRING, web_root),

@@ -51,7 +51,7 @@ struct config {
         unsigned pending_per_ip;        /* pending_per_ip = 32 (1..65536): connections before their request */
         unsigned request_timeout_s;     /* request_timeout = 10 (seconds, 1..3600): headers and body, in total */
         unsigned connection_timeout_s;  /* connection_timeout = 30 (seconds, 1..3600) */
-        size_t connection_memory;       /* connection_memory = 16K (bytes, 8K..16M) */
+        size_t connection_memory;       /* connection_memory = 8K (bytes, 8K..16M) */
         bool open_reads;                /* open_reads = yes: GETs need no token */
         char *web_root;                 /* web_root = ARBITER_DATADIR/web */
         unsigned sse_heartbeat_ms;      /* sse_heartbeat = 15000 (ms, 100..300000): comment on idle event streams */

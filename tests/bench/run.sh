@@ -39,5 +39,8 @@ echo
 echo "== ratings at a million results: a new result's step, a full recompute, the loop meanwhile (issue 12)"
 tests/bench/ratings.sh "$build"
 echo
+echo "== live fan-out against nginx + nchan (issue 15)"
+tests/bench/fanout.sh "$build"
+echo
 echo "== the report (build/bench/report.json; docs/performance.md says what each figure means)"
 tests/bench/report.sh "$BENCH_ROWS" "$(dirname "$BENCH_ROWS")/report.json"

@@ -136,7 +136,7 @@ static void test_defaults(void **state) {
         assert_int_equal(cfg.pending_per_ip, 32);
         assert_int_equal(cfg.request_timeout_s, 10);
         assert_int_equal(cfg.connection_timeout_s, 30);
-        assert_int_equal(cfg.connection_memory, 16 * 1024);
+        assert_int_equal(cfg.connection_memory, 8 * 1024);
         assert_true(cfg.open_reads);
         assert_string_equal(cfg.web_root, ARBITER_DATADIR "/web");
         assert_int_equal(cfg.sse_heartbeat_ms, 15000);
@@ -903,7 +903,7 @@ static void test_reload(void **state) {
                 "[http]\npending_per_ip = 1\n",
                 "[http]\nrequest_timeout = 1\n",
                 "[http]\nconnection_timeout = 1\n",
-                "[http]\nconnection_memory = 8K\n",
+                "[http]\nconnection_memory = 16K\n",
                 "[http]\nweb_root = /elsewhere\n",
                 "[database]\ndsn = dbname=other\n",
                 "[database]\nreconnect_max = 1\n",
