@@ -22,6 +22,20 @@
 # recompute of a million results under 10 s.  Benchmarks report, they do not
 # assert: the exit status is non-zero only when the bench could not run.
 #
+# Rows of `make bench`'s report (report_row, tests/bench/lib.sh), from the
+# lines bench_ratings_live prints:
+#   ratings_live.stall_ms.result     the longest GET /v1/health answer while
+#   ratings_live.stall_ms.recompute  a result is rated / during a full
+#       recompute, against the longest idle answer: at most 5 ms more
+#       (issue 12's stall bound, on top of the idle floor);
+#   ratings_live.visible_ms.result   the new result's rating visible after,
+#       against the old code's loop stall for the same results alone (its
+#       query and write not counted): ratio at most 1;
+#   ratings_live.recompute_s  a full recompute by the worker (read, rate,
+#       write) against the old code's query and loop work (without its
+#       write): ratio at most 1.  Both: the code that replaced it must not be
+#       slower than the part of the old code that it replaced.
+#
 # Environment (defaults in brackets):
 #   RESULTS [1000000]   PLAYERS [5000]   KEEP_LOGS [0]: 1 keeps the directory
 #   BENCH_BEFORE_WRITE [1]: 0 skips timing the old write (it is skipped anyway
@@ -120,7 +134,7 @@ SQL
 echo "inserted in $SECONDS s"
 
 echo "-- before issue 12"
-"$live" before "$DSN" crash-pilot
+"$live" before "$DSN" crash-pilot | tee "$tmp/before.txt"
 
 echo "-- after issue 12"
 env "${env[@]}" "$ROOT/$BUILD/arbiterd" >"$tmp/arbiterd.log" 2>&1 </dev/null &
@@ -156,9 +170,28 @@ api POST "/v1/tournaments/$T/state" '{"state": "running"}' >/dev/null
 M=$(api POST "/v1/tournaments/$T/rounds" | jq -r '.matches[0].id')
 [[ $M =~ ^[0-9]+$ ]] || die "no match to record a result for"
 
-"$live" idle "$PORT" "$IDLE_MS"
+"$live" idle "$PORT" "$IDLE_MS" | tee "$tmp/idle.txt"
 "$live" result "$PORT" "$TOKEN" "$T" "$M" 1 \
-        '{"results": [{"player": 1, "rank": 1}, {"player": 2, "rank": 2}]}'
-"$live" recompute "$PORT" "$TOKEN" "$T"
+        '{"results": [{"player": 1, "rank": 1}, {"player": 2, "rank": 2}]}' | tee "$tmp/result.txt"
+"$live" recompute "$PORT" "$TOKEN" "$T" | tee "$tmp/recompute.txt"
 echo "targets (issue 12): a stall under 5 ms while a result is rated; a full recompute of 1,000,000 results under 10 s"
+
+# the rows, from the lines above ("-" when a line is missing)
+longest() { sed -n 's/.*GET \/v1\/health .*longest \([0-9.]*\) ms (.*/\1/p' "$1" | tail -n 1; }
+idle_longest=$(longest "$tmp/idle.txt")
+old_loop_s=$(sed -n 's/.*= a stall of \([0-9.]*\) s$/\1/p' "$tmp/before.txt")
+old_query_s=$(sed -n 's/^ *the query (one JSON document of .*): \([0-9.]*\) s, off the loop$/\1/p' "$tmp/before.txt")
+visible_ms=$(sed -n 's/.*its rating visible after \([0-9.]*\) ms.*/\1/p' "$tmp/result.txt")
+recompute_s=$(sed -n 's/.* done in \([0-9.]*\) s, the worker.*/\1/p' "$tmp/recompute.txt")
+old_ms=$(awk -v l="${old_loop_s:--}" 'BEGIN { if (l == "-") print "-"; else printf "%.1f", l * 1000 }')
+old_read_loop_s=$(awk -v q="${old_query_s:--}" -v l="${old_loop_s:--}" \
+        'BEGIN { if (q == "-" || l == "-") print "-"; else printf "%.2f", q + l }')
+report_row ratings_live.stall_ms.result "a new result rated at $RESULTS results: GET /v1/health's longest answer meanwhile" \
+        ms "$(longest "$tmp/result.txt")" "$idle_longest" "idle daemon, same run" diff_max 5
+report_row ratings_live.stall_ms.recompute "a full recompute of $RESULTS results: GET /v1/health's longest answer meanwhile" \
+        ms "$(longest "$tmp/recompute.txt")" "$idle_longest" "idle daemon, same run" diff_max 5
+report_row ratings_live.visible_ms.result "a new result's rating visible, at $RESULTS results" ms "$visible_ms" "$old_ms" \
+        "the code before issue 12: its loop stall alone" ratio_max 1
+report_row ratings_live.recompute_s "a full recompute of $RESULTS results by the worker (read, rate, write)" s \
+        "$recompute_s" "$old_read_loop_s" "the code before issue 12: query + loop, no write" ratio_max 1
 grep -E "warning: .*(rating|season)" "$tmp/arbiterd.log" | head -5 || true
