@@ -83,6 +83,8 @@ void outputs_light(uint8_t button, uint8_t mode, uint16_t duration_ms, uint32_t 
         } else if (button >= n_lights) {
                 return;
         }
+        if (mode == PROTO_LIGHT_BLINK)
+                ph_blink.t = 0;         /* on at once: an identify is seen now */
         for (uint8_t i = from; i <= to; i++) {
                 light[i].mode = mode;
                 light[i].timed = duration_ms != 0;

@@ -211,14 +211,20 @@ static void send_sync_reply(void) {
         put_le16(frame + n, sync_reply.id);
         put_le32(frame + n + 2, sync_reply.rx_time);
         crc = crc16_update(CRC16_INIT, frame, n + 6);
-        for (uint8_t tries = 0; tries < SYNC_RETRIES; tries++) {
+        for (uint8_t tries = 0; ; tries++) {
                 at = clock_now() + SYNC_LEAD_TICKS;
                 put_le32(frame + n + 6, cfg.rs485 ? at + uart_byte_ticks : at);
                 len = finish(n + PROTO_LEN_SYNC_REPLY, crc, n + 6);
-                if ((int32_t) (at - clock_now()) >= SYNC_SPIN_TICKS)
+                /* Up to the last SYNC_SPIN_TICKS with interrupts enabled
+                 * (masked for 64 µs, the UART's two-byte receive FIFO would
+                 * overrun at 1 Mbaud), the rest masked. */
+                while ((int32_t) (at - clock_now()) > SYNC_SPIN_TICKS)
+                        ;
+                cli();
+                if ((int32_t) (clock_read_isr() - at) <= 0 || tries == SYNC_RETRIES)
                         break;
+                sei();                  /* an interrupt took us past the stamp */
         }
-        cli();
         while ((int32_t) (clock_read_isr() - at) < 0)
                 ;
         uart_tx_start(len);
@@ -339,13 +345,22 @@ static void receive(struct uart_candidate *c, uint32_t now_ms) {
         case PROTO_ASSIGN:
                 if (memcmp(p, cfg.uid, 8) != 0 || p[8] < 1 || p[8] > PROTO_ADDR_MAX)
                         return;
-                if (address != p[8])
+                /* A new address is confirmed with a HELLO from it (section
+                 * 5).  The same address again is not: today's host answers
+                 * every HELLO with an ASSIGN (hardware/padbus.c,
+                 * pad_hello()), so a HELLO for each would never end; the
+                 * HEARTBEAT from the address, sent at once, says the same.
+                 * (/work/notes/issue16-protocol-findings.md, for the lead.) */
+                if (address != p[8]) {
                         host_seq[0].seen = 0;
-                address = p[8];
-                hello_due_now = 1;
-                next_heartbeat_ms = now_ms + PROTO_HEARTBEAT_INTERVAL_MS;
+                        address = p[8];
+                        hello_due_now = 1;
+                        next_heartbeat_ms = now_ms + PROTO_HEARTBEAT_INTERVAL_MS;
+                } else {
+                        next_heartbeat_ms = now_ms;
+                }
                 if (cfg.rs485)
-                        turn = TURN_HELLO;
+                        turn = hello_due_now ? TURN_HELLO : TURN_ANSWER;
                 return;
         case PROTO_RESET:
                 start_over(now_ms);
