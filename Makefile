@@ -344,6 +344,7 @@ help:
 	@echo "make install  install into DESTDIR/PREFIX (binaries, unit, D-Bus policy, migrations, web)"
 	@echo "make fuzz     run each libFuzzer target for FUZZ_SECONDS (default 60)"
 	@echo "make firmware the pad's firmware for an ATmega328P (UID=0x... for a pad's own build; docs/hardware.md)"
+	@echo "make avr-harness  the emulated pad on a pty, for trying the firmware with arbiterd (tests/avr/)"
 	@echo "make deps     install the Debian packages needed to build, test and run"
 	@echo "make clean    remove build output"
 

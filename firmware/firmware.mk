@@ -1,4 +1,4 @@
-# firmware/firmware.mk — `make firmware`, included by
+# firmware/firmware.mk — `make firmware` and `make avr-harness`, included by
 # the Makefile.  The pad's firmware (firmware/, docs/hardware.md) is built
 # with avr-gcc and its own flags, apart from the daemon's: nothing here
 # touches CC, CFLAGS or the objects of `make`, `make test` or `make asan`.
@@ -9,6 +9,8 @@
 #     pad-UID.hex (a build that writes UID into a blank EEPROM on its first
 #     start) and pad-UID.eep.hex (the EEPROM image, for avrdude or an ISP);
 #     crcbench.elf (the codec's cost in cycles); prints flash and RAM use.
+#   make avr-harness
+#     $(BUILD)/tests/avr/avrpad, the emulated pad on a pty (tests/avr/).
 
 FW_DIR     := $(BUILD)/firmware
 FW_CC      := avr-gcc
@@ -72,5 +74,17 @@ firmware-build: $(FW_TARGETS)
 firmware: deps
 	$(Q)$(MAKE) --no-print-directory firmware-build
 
+# The emulated pad (tests/avr/avrpad.c): a host program on libsimavr.
+AVR_HARNESS := $(BUILD)/tests/avr/avrpad
+SIMAVR_CFLAGS := $(shell pkg-config --cflags simavr 2>/dev/null)
+SIMAVR_LIBS := $(shell pkg-config --libs simavr 2>/dev/null) -lelf
+$(AVR_HARNESS): tests/avr/avrpad.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(BASEFLAGS) $(SIMAVR_CFLAGS) -Wno-missing-prototypes -o $@ $< $(SIMAVR_LIBS)
+
+avr-harness: deps
+	$(Q)$(MAKE) --no-print-directory $(AVR_HARNESS)
+
 FORCE:
-.PHONY: firmware firmware-build FORCE
+.PHONY: firmware firmware-build avr-harness FORCE
