@@ -3,7 +3,7 @@
  *
  * The CRC is table-driven, the table in flash (512 bytes of the 32 KB):
  * firmware/crcbench.c measures both forms on the emulated chip, and the
- * table is about four times faster (docs/hardware.md, "Costs").  Speed
+ * table is about four times faster (docs/hardware.md, "How it keeps time, and what it costs").  Speed
  * matters where the CRC runs between stamping a SYNC_REPLY's tx_time and
  * sending its first byte, and when frames arrive back to back at 1 Mbaud.
  */

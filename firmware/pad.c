@@ -349,8 +349,8 @@ static void receive(struct uart_candidate *c, uint32_t now_ms) {
                  * 5).  The same address again is not: today's host answers
                  * every HELLO with an ASSIGN (hardware/padbus.c,
                  * pad_hello()), so a HELLO for each would never end; the
-                 * HEARTBEAT from the address, sent at once, says the same.
-                 * (/work/notes/issue16-protocol-findings.md, for the lead.) */
+                 * HEARTBEAT from the address, sent at once, says the same
+                 * (until the host and docs/protocol.md agree on this). */
                 if (address != p[8]) {
                         host_seq[0].seen = 0;
                         address = p[8];
