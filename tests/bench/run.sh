@@ -27,6 +27,9 @@ echo
 echo "== end to end (pad press → CallJudged on D-Bus and SSE)"
 tests/bench/bench_e2e.sh "$build"
 echo
+echo "== the input lane: inputs stored per second with 8 tables pressing at once (pipeline mode; issue 15)"
+tests/bench/lane.sh "$build"
+echo
 echo "== Crazy Pilot's slap race (the last slap on the pty → PenaltyGiven on D-Bus and SSE; issue 13)"
 tests/bench/bench_crazy_race.sh "$build"
 echo
