@@ -176,7 +176,7 @@ start_arbiterd() {      # start_arbiterd BUILD_DIR
 
         PORT=$(free_port)
         local env=(ARBITER_DSN="$DSN" ARBITER_MIGRATIONS="$ROOT/migrations" ARBITER_BUS=none
-                   ARBITER_LISTEN="127.0.0.1:$PORT" ARBITER_SPOOL="$tmp/spool" ARBITER_LOG_LEVEL=warning)
+                   ARBITER_LISTEN="127.0.0.1:$PORT" ARBITER_SPOOL="$tmp/spool" ARBITER_LOG_LEVEL=${LOG_LEVEL:-warning})
         env "${env[@]}" $PIN_SERVER "$build/arbiterd" >"$tmp/arbiterd.log" 2>&1 </dev/null &
         DAEMON_PID=$!
         started "$DAEMON_PID" arbiterd
