@@ -87,6 +87,7 @@
 #   SIZES [100 1000 2000]     GAME_EVENTS [100]  GAME_INTERVAL_MS [50]  BURST_EVENTS [100]
 #   STREAM_FROM [127.0.1.1-127.0.1.40]           WRK_S [3]  WRK_ROUNDS [3]
 #   PGCLUSTER [tools/pgcluster]                  KEEP_LOGS  when 1, keep the directory
+#   LOG_LEVEL [warning]  arbiterd's; at debug it logs how long each input took to become durable
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
