@@ -96,8 +96,12 @@ void api_match_store_failed(struct api_request *req, int r);
 /* The stored row (borrowed) as the resource: the live engine's public view,
  * state and provisional result added while the match is live. */
 json_t *api_match_resource(struct matches *reg, json_t *row);
-/* Replies with the stored match (404 when there is none). */
+/* Replies with the stored match (404 when there is none): api_match_reply
+ * to an input or a control of the match, read on the input lane right
+ * behind its write; api_match_read to a plain read (GET), on the REST
+ * connection, so that reads never queue on the lane in front of inputs. */
 void api_match_reply(struct matches *reg, struct api_request *req, int64_t id, unsigned status);
+void api_match_read(struct matches *reg, struct api_request *req, int64_t id);
 /* Whether a seat token's match is id: the match it was made for, or a
  * live match at its table (a station's token; a station reads and acts
  * only while the match is live).  False for any other token. */

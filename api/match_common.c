@@ -150,7 +150,8 @@ static json_t *live_resource(struct matches *reg, const struct match *m) {
 }
 
 /* Replies with the stored match (404 when there is none). */
-void api_match_reply(struct matches *reg, struct api_request *req, int64_t id, unsigned status) {
+static void reply_from(struct store *store, struct matches *reg, struct api_request *req, int64_t id,
+                       unsigned status) {
         struct get_ctx *c = calloc(1, sizeof *c);
         char id_s[NUM_MAX];
         int r;
@@ -161,9 +162,7 @@ void api_match_reply(struct matches *reg, struct api_request *req, int64_t id, u
         }
         *c = (struct get_ctx) { .reg = reg, .req = req, .status = status, .id = id };
         snprintf(id_s, sizeof id_s, "%" PRId64, id);
-        /* On the runtime's own connection: the answer to an input must not
-         * wait behind a slow report. */
-        r = match_store_get(matches_store(reg), id_s, on_row, c);
+        r = match_store_get(store, id_s, on_row, c);
         if (r < 0) {
                 const struct match *m = matches_find(reg, id);
 
@@ -173,6 +172,19 @@ void api_match_reply(struct matches *reg, struct api_request *req, int64_t id, u
                 else
                         api_match_store_failed(req, r);
         }
+}
+
+void api_match_reply(struct matches *reg, struct api_request *req, int64_t id, unsigned status) {
+        /* On the runtime's own connection: the answer to an input must not
+         * wait behind a slow report. */
+        reply_from(matches_store(reg), reg, req, id, status);
+}
+
+void api_match_read(struct matches *reg, struct api_request *req, int64_t id) {
+        /* On the REST connection: a read must not queue on the input lane
+         * in front of the matches' inputs (docs/architecture.md, "Two
+         * database connections on the loop"). */
+        reply_from(req->deps->store, reg, req, id, MHD_HTTP_OK);
 }
 
 /* A match that is not live: 404 when unknown, 409 saying why it takes no

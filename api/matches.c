@@ -212,7 +212,7 @@ void handle_match_get(struct api_request *req) {
                                   req->token_name);
                 return;
         }
-        api_match_reply(req->deps->matches, req, id, MHD_HTTP_OK);
+        api_match_read(req->deps->matches, req, id);
 }
 
 /* A match's events go on "match/<id>" (api/match_events.c). */
