@@ -240,9 +240,11 @@ static int pad_new_event(struct pad *p, uint8_t type, unsigned button, int64_t a
                 .next_us = now + PAD_RETX_FIRST_US,
                 .interval_us = PAD_RETX_FIRST_US,
         };
+        /* sent_us: when the event is made and its frame written (unless
+         * delayed): after host_us by the simulator's own timer lag. */
         plog_record(true, "%s pad=%u uid=0x%016" PRIx64 " addr=%u button=%u event=%u pad_time=%" PRIu32
-                    " host_us=%" PRId64, type == PROTO_PRESS ? "PRESS" : "RELEASE", p->index, p->cfg.uid,
-                    p->address, button, e->event_no, e->pad_time, at_us);
+                    " host_us=%" PRId64 " sent_us=%" PRId64, type == PROTO_PRESS ? "PRESS" : "RELEASE", p->index,
+                    p->cfg.uid, p->address, button, e->event_no, e->pad_time, at_us, now);
         if (pad_assigned(p))
                 pad_send_event(p, e, delay_us);
         pad_arm_retx(p);
