@@ -283,7 +283,7 @@ ref_start() {   # ref_start NAME
         rm -f "$tmp/ref-stop"
         {
                 local i=0
-                echo "\\timing on"
+                printf "%s\n" "\\timing on"
                 while [[ ! -e $tmp/ref-stop ]]; do
                         sleep 0.2
                         i=$((i + 1))
@@ -381,8 +381,8 @@ breakdown() {
 # The figures of PHASE, printed and as report rows; the reference is the
 # same phase's commit (psql INSERT+COMMIT, same cluster, same pace).
 report_line() { # report_line PHASE SHARE_GOAL_MS
-        local file=$tmp/rounds-$1.txt what p50 p99 n col id r50 r99 rn share load
-        read -r r50 r99 rn <"$tmp/ref-$1.txt"
+        local file=$tmp/rounds-$1.txt what p50 p99 n col id r50 r99 share load
+        read -r r50 r99 _ <"$tmp/ref-$1.txt"
         [[ $1 == idle ]] && load="idle" || load="wrk $WRK_ARGS on GET /v1/matches/{id}, CPU $WRK_CPU"
         for col in 2 3 both; do
                 case $col in 2) what=D-Bus id=dbus ;; 3) what=SSE id=sse ;; both) what=both id=both ;; esac
