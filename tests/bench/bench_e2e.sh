@@ -378,6 +378,26 @@ breakdown() {
         done
 }
 
+# "p50 p99" in ms of each round's (later of D-Bus and SSE) − press − settle −
+# its judged call's own commit (arbiterd's "durable N µs" line after the
+# call's "decided" line), pairing rounds and lines in order; "- -" when their
+# counts differ.
+own_share() {   # own_share PHASE
+        awk '/ decided / { want = 1; next }
+             / durable / { if (want) { sub(/.* durable /, ""); sub(/ .*/, ""); print } want = 0 }' \
+                "$tmp/arbiterd-$1.log" >"$tmp/own-$1.txt"
+        if [[ $(wc -l <"$tmp/own-$1.txt") != "$(wc -l <"$tmp/rounds-$1.txt")" ]]; then
+                echo "- -"
+                return 0
+        fi
+        paste -d' ' "$tmp/rounds-$1.txt" "$tmp/own-$1.txt" |
+                awk -v s="$SETTLE_US" '{ e = ($2 > $3 ? $2 : $3) - $1 - s; print (e - $5) / 1000 }' | sort -g |
+                awk '{ v[NR] = $1 } END {
+                        if (NR == 0) { print "- -"; exit }
+                        i50 = int(0.50 * NR + 0.999); i99 = int(0.99 * NR + 0.999)
+                        printf "%.3f %.3f\n", v[i50], v[i99] }'
+}
+
 # The figures of PHASE, printed and as report rows; the reference is the
 # same phase's commit (psql INSERT+COMMIT, same cluster, same pace).
 report_line() { # report_line PHASE SHARE_GOAL_MS
@@ -401,6 +421,17 @@ report_line() { # report_line PHASE SHARE_GOAL_MS
         report_row "e2e.daemon_share_p99_ms.$1" \
                 "judged call, pad press → D-Bus and SSE − settle window, p99, over the commit's p99 ($load)" ms \
                 "$p99" "$r99" "psql INSERT+COMMIT p99" diff_max "$2"
+        # The same share round by round: each round's own commit (the judged
+        # call's INSERT on the lane, from made to committed, arbiterd's debug
+        # line) taken from that round's e2e, so that a disk stall in one
+        # round is not set against another's.  Only when every round has its
+        # line (a skipped round or a tiebreaker would misalign them: "-").
+        share=$(own_share "$1")
+        printf '%-6s daemon'"'"'s share round by round: p50 %s ms, p99 %s ms (e2e − settle − that call'"'"'s own commit)\n' \
+                "$1" "${share% *}" "${share#* }"
+        report_row "e2e.daemon_share_own_commit_p99_ms.$1" \
+                "judged call, pad press → D-Bus and SSE − settle window − that call's own commit, p99 over rounds ($load)" \
+                ms "${share#* }" 0 "each round's own commit subtracted (arbiterd's log, same run)" diff_max "$2"
         read -r p50 p99 n < <(percentiles "$file" lag)
         report_row "e2e.padsim_lag_p99_ms.$1" "padsim's own timer lag (press time → frame written), p99, \
 counted in the figures above ($load)" ms "$p99" "$(awk -v s="$SETTLE_US" 'BEGIN { print s / 1000 }')" \
