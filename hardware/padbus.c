@@ -33,6 +33,9 @@
 /* A fresh pad is synced this often until its model has enough samples. */
 #define SYNC_FAST_INTERVAL_USEC (100 * USEC_PER_MSEC)
 #define SYNC_FAST_SAMPLES 8
+/* An ASSIGN not yet confirmed (no frame from the pad's new address) is
+ * sent again this often (docs/protocol.md section 5). */
+#define ASSIGN_RESEND_USEC (150 * USEC_PER_MSEC)
 /* A SYNC unanswered this long is given up (pads answer at once). */
 #define SYNC_TIMEOUT_USEC (100 * USEC_PER_MSEC)
 /* The host beats this often so pads can tell the host went away. */
@@ -80,6 +83,7 @@ struct pad_state {
         struct event_window events;
         uint16_t held[HELD_MAX];        /* accepted, not yet ACKed: a consumer holds the ACK */
         unsigned n_held;
+        int64_t assign_resend_usec;     /* its ASSIGN is not confirmed: send it again then; 0: confirmed */
         int64_t next_sync_usec;
         uint16_t sync_id;
         int64_t sync_sent_usec;         /* t1 of the outstanding SYNC; 0: none */
@@ -299,10 +303,20 @@ static struct proto_hello hello_of(const struct pad_state *s) {
                                       .clock_hz = s->pub.clock_hz };
 }
 
-/* The pad's own device said HELLO: (re)assign its address on this port. */
+static void send_assign(struct port *p, uint64_t uid, uint8_t address) {
+        struct frame a;
+        proto_pack_assign(&a, &(struct proto_assign) { .uid = uid, .address = address });
+        port_send(p, PROTO_ADDR_BROADCAST, &a);
+}
+
+/* The pad's own device said HELLO: (re)assign its address on this port,
+ * unless the HELLO comes from the address the pad has there: that is the
+ * pad confirming its ASSIGN (docs/protocol.md section 5), and on_frame()
+ * takes it as such, as it takes any frame from that address. */
 static struct device pad_hello(struct port *p, struct pad_state *s, const struct frame *f,
-                               const struct proto_hello *h) {
+                               const struct proto_hello *h, int64_t now) {
         struct padbus *b = p->bus;
+        bool confirming = f->address != PROTO_ADDR_UNASSIGNED && s->port == p && f->address == s->pub.address;
 
         if (f->address == PROTO_ADDR_UNASSIGNED || s->pub.clock_hz != h->clock_hz) {
                 /* It powered up or was RESET: its event numbers and its
@@ -313,14 +327,17 @@ static struct device pad_hello(struct port *p, struct pad_state *s, const struct
                 s->sync_sent_usec = 0;
                 s->sync_answered = false;
         }
-        uint8_t wanted = s->port == p ? s->pub.address : 0;
-        s->port = p;
-        s->pub.address = 0;             /* not counted by free_address() */
-        s->pub.address = free_address(b, p, wanted ? wanted : f->address);
-        if (!s->pub.address) {
-                log_error("no free address on %s for pad %s: more than %d pads on one bus",
-                          p->pub.path, s->pub.id, PROTO_ADDR_MAX);
-                return (struct device) { s, -1 };
+        if (!confirming) {
+                uint8_t wanted = s->port == p ? s->pub.address : 0;
+                s->port = p;
+                s->pub.address = 0;     /* not counted by free_address() */
+                s->pub.address = free_address(b, p, wanted ? wanted : f->address);
+                if (!s->pub.address) {
+                        log_error("no free address on %s for pad %s: more than %d pads on one bus",
+                                  p->pub.path, s->pub.id, PROTO_ADDR_MAX);
+                        s->assign_resend_usec = 0;
+                        return (struct device) { s, -1 };
+                }
         }
         s->pub.kind = h->kind;
         s->pub.n_buttons = h->n_buttons;
@@ -328,11 +345,13 @@ static struct device pad_hello(struct port *p, struct pad_state *s, const struct
         s->pub.fw_minor = h->fw_minor;
         s->pub.clock_hz = h->clock_hz;
         s->pub.port = &p->pub;
+        if (confirming)
+                return (struct device) { s, -1 };
 
-        struct frame a;
-        proto_pack_assign(&a, &(struct proto_assign) { .uid = h->uid, .address = s->pub.address });
-        port_send(p, PROTO_ADDR_BROADCAST, &a);
-        s->next_sync_usec = 0;          /* sync at once */
+        /* Sent again until the pad is heard from its new address; SYNCs
+         * wait for that (tick()). */
+        send_assign(p, h->uid, s->pub.address);
+        s->assign_resend_usec = now + ASSIGN_RESEND_USEC;
         return (struct device) { s, -1 };
 }
 
@@ -524,13 +543,13 @@ static struct device rival_hello(struct port *p, struct pad_state *s, size_t i, 
                 s->rivals[i].hello = *h;
         }
         struct pad_rival *r = &id->rivals[i];
+        if (!joined && f->address != PROTO_ADDR_UNASSIGNED && f->address == r->address)
+                return (struct device) { s, (int) i };  /* it confirms its ASSIGN: not assigned again */
         uint8_t wanted = r->address ? r->address : f->address;
         r->address = 0;                 /* not counted by free_address() */
         r->address = free_address(b, p, wanted);
         if (r->address) {
-                struct frame a;
-                proto_pack_assign(&a, &(struct proto_assign) { .uid = h->uid, .address = r->address });
-                port_send(p, PROTO_ADDR_BROADCAST, &a);
+                send_assign(p, h->uid, r->address);
         } else {
                 log_error("no free address on %s for a device claiming pad %s: more than %d devices on one bus",
                           p->pub.path, s->pub.id, PROTO_ADDR_MAX);
@@ -567,19 +586,19 @@ static struct device on_hello(struct port *p, const struct frame *f, int64_t now
                         log_error("out of memory registering pad %016llx", (unsigned long long) h.uid);
                         return NO_DEVICE;
                 }
-                return pad_hello(p, s, f, &h);
+                return pad_hello(p, s, f, &h, now);
         }
         claim_view(b, s, now, rivals, &view);
         switch (claim_hello(&view, port_index(b, p), f->address, &i)) {
         case CLAIM_PAD:
-                return pad_hello(p, s, f, &h);
+                return pad_hello(p, s, f, &h, now);
         case CLAIM_MOVE:
                 set_connected(b, s, false);     /* gone, if the timer has not said so yet: added again below */
                 s->pub.counters.moves++;
                 log_info("pad %s moved: gone from %s (address %u) for %lld ms, it says HELLO on %s", s->pub.id,
                          port_name(s->port), s->pub.address,
                          (long long) ((now - s->pub.last_seen_usec) / USEC_PER_MSEC), p->pub.path);
-                return pad_hello(p, s, f, &h);
+                return pad_hello(p, s, f, &h, now);
         case CLAIM_REFUSED:
                 return (struct device) { s, (int) i };  /* on_rival_frame() refuses it */
         case CLAIM_RIVAL:
@@ -687,6 +706,7 @@ static void promote(struct padbus *b, struct pad_state *s, unsigned i, int64_t n
         s->syncs_ok = 0;
         s->sync_sent_usec = 0;
         s->sync_answered = false;
+        s->assign_resend_usec = 0;      /* it was heard from its address */
         s->next_sync_usec = 0;
 }
 
@@ -891,6 +911,13 @@ static void on_frame(void *userdata, const struct frame *f) {
                         s->pub.counters.reconnects++;
                 set_connected(b, s, true);
         }
+        if (s->assign_resend_usec && f->address != PROTO_ADDR_UNASSIGNED && f->address == s->pub.address &&
+            s->port == p) {
+                /* Any frame from its new address confirms the ASSIGN
+                 * (docs/protocol.md section 5): the first SYNC follows. */
+                s->assign_resend_usec = 0;
+                s->next_sync_usec = 0;
+        }
 
         switch (f->type) {
         case PROTO_PRESS:
@@ -1039,6 +1066,13 @@ static void tick(struct padbus *b, int64_t now) {
                         s->sync_sent_usec = 0;
                         s->pub.counters.sync_timeouts++;
                 }
+                if (s->assign_resend_usec) {
+                        if (now >= s->assign_resend_usec) {
+                                send_assign(s->port, s->pub.uid, s->pub.address);
+                                s->assign_resend_usec = now + ASSIGN_RESEND_USEC;
+                        }
+                        continue;       /* no SYNC before the pad has its address */
+                }
                 if (!s->sync_sent_usec && now >= s->next_sync_usec && s->pub.clock_hz)
                         send_sync(b, s, now);
         }
@@ -1070,7 +1104,9 @@ static int64_t next_deadline(const struct padbus *b, int64_t now) {
                 if (!s->pub.connected)
                         continue;
                 EARLIER(s->pub.last_seen_usec + (int64_t) b->cfg.heartbeat_timeout_ms * USEC_PER_MSEC + 1);
-                if (s->sync_sent_usec)
+                if (s->assign_resend_usec)
+                        EARLIER(s->assign_resend_usec);
+                else if (s->sync_sent_usec)
                         EARLIER(s->sync_sent_usec + SYNC_TIMEOUT_USEC + 1);
                 else if (s->pub.clock_hz)
                         EARLIER(s->next_sync_usec);

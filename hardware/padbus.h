@@ -11,7 +11,11 @@
  * goes silent (no frame for heartbeat_timeout_ms) or whose port vanishes is
  * "disconnected" but keeps its record — identity, address, counters, clock
  * model — and is "connected" again when it is heard from.  A HELLO gets an
- * ASSIGN (the pad's previous address on that port when it is free).
+ * ASSIGN (the pad's previous address on that port when it is free), sent
+ * again every 150 ms until any frame from that address confirms it; a HELLO
+ * from the address a pad was given on that port is that confirmation, not
+ * a request for another ASSIGN (docs/protocol.md section 5).  SYNCs start
+ * once the ASSIGN is confirmed.
  *
  * Identity (hardware/claim.h; docs/protocol.md section 5, "One uid, two
  * devices").  A device is known by its port and its address there.  A HELLO

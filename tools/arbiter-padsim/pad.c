@@ -375,8 +375,10 @@ void pad_start(struct pad *p) {
 }
 
 /* ASSIGN is matched by uid whatever the frame's address: an unassigned pad
- * has no address to be reached at.  A heartbeat goes out at once so the
- * host sees the pad answer from its new address. */
+ * has no address to be reached at.  A new address is confirmed with a HELLO
+ * from it, an ASSIGN of the address the pad has already with a HEARTBEAT
+ * (docs/protocol.md section 5): either way the host hears the pad from its
+ * address at once. */
 static void pad_on_assign(struct pad *p, const struct frame *f) {
         struct proto_assign m;
 
@@ -387,8 +389,9 @@ static void pad_on_assign(struct pad *p, const struct frame *f) {
                      m.address);
                 return;
         }
-        if (m.address == p->address) {
-                plog(PLOG_FRAME, "pad %u: address %u confirmed", p->index, m.address);
+        bool again = m.address == p->address;
+        if (again) {
+                plog(PLOG_FRAME, "pad %u: address %u assigned again", p->index, m.address);
         } else {
                 plog(PLOG_INFO, "pad %u: assigned address %u (uid 0x%016" PRIx64 ")", p->index, m.address,
                      p->cfg.uid);
@@ -397,7 +400,10 @@ static void pad_on_assign(struct pad *p, const struct frame *f) {
         p->address = m.address;
         event_del(p->hello_ev);
         event_del(p->beat_ev);
-        pad_send_heartbeat(p);
+        if (again)
+                pad_send_heartbeat(p);
+        else
+                pad_send_hello(p);
         sim_timer_at(p->beat_ev, now_usec() + PAD_HEARTBEAT_US);
         pad_resend_pending(p);
 }
