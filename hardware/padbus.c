@@ -105,7 +105,8 @@ struct port {
         int fd;
         struct event *ev;
         struct frame_decoder dec;
-        uint16_t tx_seq;
+        uint16_t tx_seq[256];           /* per destination address, 0xff included (docs/protocol.md
+                                         * section 5): from 0 at each open */
         int64_t reopen_at_usec;         /* 0: not waiting */
         int64_t next_beat_usec;
 };
@@ -177,7 +178,7 @@ static int port_send(struct port *p, uint8_t address, struct frame *f) {
                 return -ENOTCONN;
         f->version = PROTO_VERSION;
         f->address = address;
-        f->seq = p->tx_seq++;
+        f->seq = p->tx_seq[address]++;
         n = frame_encode(f, buf, sizeof buf);
         if (n < 0)
                 return n;
@@ -1026,6 +1027,7 @@ static void port_open(struct port *p) {
         p->reopen_at_usec = 0;
         frame_decoder_init(&p->dec);
         p->dec.faults = p->pub.faults;  /* counters run across reopens */
+        memset(p->tx_seq, 0, sizeof p->tx_seq);
         log_info("pad port %s open at %u baud%s%s", p->pub.path, b->cfg.baud,
                  p->pub.is_pty ? " (a pseudo-terminal)" : "",
                  low_latency ? ", low latency" : "");

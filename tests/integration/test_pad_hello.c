@@ -13,7 +13,12 @@
  * confirmation — SYNCs from then on, and no ASSIGN after the first SYNC,
  * though the test answers every ASSIGN with one more HELLO from the address
  * (issue 16: arbiterd answered every HELLO with an ASSIGN and a SYNC, and
- * such a pad looped). */
+ * such a pad looped).
+ *
+ * The host's seq: one counter per destination address, 0xff included, from
+ * 0 when it opens the port (section 5), so a pad counting gaps per
+ * destination sees none when nothing is lost (issue 16: arbiterd had one
+ * counter per port, and every HOST_BEAT looked like lost frames). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <poll.h>
@@ -233,10 +238,53 @@ static void a_pad_confirming_with_hello_is_assigned_once(void **state) {
         http_reply_done(&r);
 }
 
+/* Host frames after the port opened: to each destination, seq 0, 1, 2, …
+ * with broadcasts counted apart from the frames to the pad. */
+static void host_seq_counts_per_destination(void **state) {
+        int expect[256];
+        uint8_t address = 0;
+        unsigned unicast = 0, broadcast_after = 0, broadcast = 0;
+        (void) state;
+
+        for (size_t i = 0; i < 256; i++)
+                expect[i] = -1;
+        start_on_pty();
+        send_hello(CONFIRMING_UID, PROTO_KIND_BUTTONS, 4);
+        /* until four frames went to the pad, and two broadcasts after the
+         * first of them (HOST_BEATs, a second a piece) */
+        while (unicast < 4 || broadcast_after < 2) {
+                struct frame f = next_host_frame();
+                uint8_t a;
+                if (expect[f.address] < 0) {
+                        /* the first broadcast is the RESET the host sends at open */
+                        if (f.address == PROTO_ADDR_BROADCAST)
+                                assert_int_equal(f.type, PROTO_RESET);
+                        expect[f.address] = 0;
+                }
+                if (f.seq != expect[f.address])
+                        fail_msg("host frame type 0x%02x to address %u has seq %u, not %d", f.type, f.address,
+                                 f.seq, expect[f.address]);
+                expect[f.address]++;
+                if (f.address == PROTO_ADDR_BROADCAST) {
+                        broadcast++;
+                        broadcast_after += unicast > 0;
+                } else {
+                        assert_int_equal(f.address, address);
+                        unicast++;
+                }
+                if (!address && assign_for_us(&f, &a)) {
+                        address = a;
+                        send_hello_from(address, 1, CONFIRMING_UID, PROTO_KIND_BUTTONS, 4);
+                }
+        }
+        assert_true(broadcast >= 4);    /* RESET, ASSIGN, two HOST_BEATs */
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(a_hello_no_pad_can_send_makes_no_pad, teardown),
                 cmocka_unit_test_teardown(a_pad_confirming_with_hello_is_assigned_once, teardown),
+                cmocka_unit_test_teardown(host_seq_counts_per_destination, teardown),
         };
 
         curl_global_init(CURL_GLOBAL_ALL);
