@@ -63,9 +63,6 @@ START_TIMEOUT_S=30
 STOP_TIMEOUT_S=15
 
 tmp=""
-pids=()                         # started by us, stopped in reverse order
-names=()
-pg_started=0
 wrk_pid=""
 ref_pid=""
 
@@ -73,29 +70,12 @@ BENCH_NAME=bench_e2e
 # shellcheck source=tests/bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-started() {     # started PID NAME
-        pids+=("$1")
-        names+=("$2")
-}
-
 cleanup() {
-        local status=$? i
+        local status=$?
         exec 7>&-                       # padsim's script (its end does not stop padsim)
         [[ -n $wrk_pid ]] && stop_pid "$wrk_pid" wrk 5
         [[ -n $ref_pid ]] && { touch "$tmp/ref-stop"; stop_pid "$ref_pid" psql 5; }
-        for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-                stop_pid "${pids[i]}" "${names[i]}" "$STOP_TIMEOUT_S"
-        done
-        if [[ $pg_started == 1 ]]; then
-                "$PGCLUSTER" "$tmp/pg" stop >/dev/null 2>&1 || log "tools/pgcluster stop failed"
-        fi
-        if [[ -n $tmp ]]; then
-                if [[ $KEEP_LOGS == 1 || $status != 0 ]]; then
-                        log "logs kept in $tmp"
-                else
-                        rm -rf "$tmp"
-                fi
-        fi
+        bench_teardown "$status"
 }
 
 
@@ -112,25 +92,10 @@ wait_count() {  # wait_count FILE PATTERN N TIMEOUT_S
         return 1
 }
 
-api() {         # api METHOD PATH [JSON] → body on stdout
-        local url="http://127.0.0.1:$PORT$2"
-        if [[ $1 == GET ]]; then
-                curl -fsS --max-time 5 "$url"
-        else
-                curl -fsS --max-time 5 -X "$1" -H "Authorization: Bearer $TOKEN" \
-                        -H 'Content-Type: application/json' --data "${3:-{\}}" "$url"
-        fi
-}
-
 start_all() {   # start_all BUILD_DIR
         local build=$1 i
         log "starting PostgreSQL, dbus-daemon, padsim and arbiterd in $tmp"
-        "$PGCLUSTER" "$tmp/pg" init >"$tmp/pg-init.log" 2>&1 ||
-                { cat "$tmp/pg-init.log" >&2; die "tools/pgcluster init failed"; }
-        pg_started=1
-        "$PGCLUSTER" "$tmp/pg" start >"$tmp/pg-start.log" 2>&1 ||
-                { cat "$tmp/pg-start.log" >&2; die "tools/pgcluster start failed"; }
-        DSN=$("$PGCLUSTER" "$tmp/pg" dsn 2>>"$tmp/pg-start.log") || die "tools/pgcluster dsn failed"
+        pg_up
 
         dbus-daemon --session --nofork --nopidfile --address="unix:path=$tmp/bus" 2>"$tmp/dbus.log" &
         started $! dbus-daemon

@@ -119,41 +119,14 @@ else
 fi
 
 tmp=""
-pids=()                         # started by us, stopped in reverse order
-names=()
-pg_started=0
 
 BENCH_NAME=fanout
 # shellcheck source=tests/bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-started() { pids+=("$1"); names+=("$2"); }
-
 cleanup() {
-        local status=$? i
-        for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-                stop_pid "${pids[i]}" "${names[i]}" "$STOP_TIMEOUT_S"
-        done
-        if [[ $pg_started == 1 ]]; then
-                "$PGCLUSTER" "$tmp/pg" stop >/dev/null 2>&1 || log "tools/pgcluster stop failed"
-        fi
-        if [[ -n $tmp ]]; then
-                if [[ $KEEP_LOGS == 1 || $status != 0 ]]; then
-                        log "logs kept in $tmp"
-                else
-                        rm -rf "$tmp"
-                fi
-        fi
-}
-
-api() {         # api METHOD PATH [JSON] → body on stdout
-        local url="http://127.0.0.1:$PORT$2"
-        if [[ $1 == GET ]]; then
-                curl -fsS --max-time 5 -H "Authorization: Bearer $TOKEN" "$url"
-        else
-                curl -fsS --max-time 5 -X "$1" -H "Authorization: Bearer $TOKEN" \
-                        -H 'Content-Type: application/json' --data "${3:-{\}}" "$url"
-        fi
+        local status=$?
+        bench_teardown "$status"
 }
 
 wait_http() {   # wait_http URL PID NAME
@@ -168,16 +141,11 @@ wait_http() {   # wait_http URL PID NAME
 
 start_arbiterd() {      # start_arbiterd BUILD_DIR
         local build=$1 i
-        "$PGCLUSTER" "$tmp/pg" init >"$tmp/pg-init.log" 2>&1 ||
-                { cat "$tmp/pg-init.log" >&2; die "tools/pgcluster init failed"; }
-        pg_started=1
-        "$PGCLUSTER" "$tmp/pg" start >"$tmp/pg-start.log" 2>&1 ||
-                { cat "$tmp/pg-start.log" >&2; die "tools/pgcluster start failed"; }
-        DSN=$("$PGCLUSTER" "$tmp/pg" dsn 2>>"$tmp/pg-start.log") || die "tools/pgcluster dsn failed"
+        pg_up
 
         PORT=$(free_port)
         local env=(ARBITER_DSN="$DSN" ARBITER_MIGRATIONS="$ROOT/migrations" ARBITER_BUS=none
-                   ARBITER_LISTEN="127.0.0.1:$PORT" ARBITER_SPOOL="$tmp/spool" ARBITER_LOG_LEVEL=${LOG_LEVEL:-warning})
+                   ARBITER_LISTEN="127.0.0.1:$PORT" ARBITER_SPOOL="$tmp/spool" ARBITER_LOG_LEVEL="${LOG_LEVEL:-warning}")
         env "${env[@]}" $PIN_SERVER "$build/arbiterd" >"$tmp/arbiterd.log" 2>&1 </dev/null &
         DAEMON_PID=$!
         started "$DAEMON_PID" arbiterd

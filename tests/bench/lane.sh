@@ -42,7 +42,6 @@ STOP_TIMEOUT_S=15
 
 tmp=""
 daemon_pid=""
-pg_started=0
 
 BENCH_NAME=lane
 # shellcheck source=tests/bench/lib.sh
@@ -51,21 +50,7 @@ BENCH_NAME=lane
 cleanup() {
         local status=$?
         [[ -n $daemon_pid ]] && stop_pid "$daemon_pid" arbiterd "$STOP_TIMEOUT_S"
-        if [[ $pg_started == 1 ]]; then
-                "$PGCLUSTER" "$tmp/pg" stop >/dev/null 2>&1 || log "tools/pgcluster stop failed"
-        fi
-        if [[ -n $tmp ]]; then
-                if [[ $KEEP_LOGS == 1 || $status != 0 ]]; then
-                        log "logs kept in $tmp"
-                else
-                        rm -rf "$tmp"
-                fi
-        fi
-}
-
-api() {         # api METHOD PATH [JSON] → body on stdout
-        curl -fsS --max-time 5 -X "$1" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
-                ${3:+--data "$3"} "http://127.0.0.1:$PORT$2"
+        bench_teardown "$status"
 }
 
 # The same INSERT as a refused input's (store/matches.c, the plain one),
@@ -100,12 +85,7 @@ main() {
         trap 'exit 130' INT TERM
 
         log "starting PostgreSQL and arbiterd in $tmp"
-        "$PGCLUSTER" "$tmp/pg" init >"$tmp/pg-init.log" 2>&1 ||
-                { cat "$tmp/pg-init.log" >&2; die "tools/pgcluster init failed"; }
-        pg_started=1
-        "$PGCLUSTER" "$tmp/pg" start >"$tmp/pg-start.log" 2>&1 ||
-                { cat "$tmp/pg-start.log" >&2; die "tools/pgcluster start failed"; }
-        DSN=$("$PGCLUSTER" "$tmp/pg" dsn 2>>"$tmp/pg-start.log") || die "tools/pgcluster dsn failed"
+        pg_up
         PORT=$(free_port)
         local env=(ARBITER_DSN="$DSN" ARBITER_MIGRATIONS="$ROOT/migrations" ARBITER_BUS=none
                    ARBITER_LISTEN="127.0.0.1:$PORT" ARBITER_SPOOL="$tmp/spool" ARBITER_LOG_LEVEL=info)

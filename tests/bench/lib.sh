@@ -106,3 +106,57 @@ report_row() {  # report_row ID FIGURE UNIT ARBITER REFERENCE REFERENCE_NAME GOA
                 '{id: $id, figure: $figure, unit: $unit, arbiter: $arbiter, reference: $reference,
                   reference_name: $reference_name, goal: {kind: $kind, value: $value}}' >>"$BENCH_ROWS"
 }
+
+# What a benchmark starts, and how it ends.  A script sets tmp (its
+# temporary directory), PGCLUSTER, STOP_TIMEOUT_S and KEEP_LOGS, records
+# each background process with started, and ends its EXIT trap with
+# bench_teardown.
+pids=()                         # started, stopped newest first
+names=()
+pg_started=0
+
+started() {     # started PID NAME
+        pids+=("$1")
+        names+=("$2")
+}
+
+# A throwaway PostgreSQL in $tmp/pg (tools/pgcluster); sets DSN.
+pg_up() {
+        "$PGCLUSTER" "$tmp/pg" init >"$tmp/pg-init.log" 2>&1 ||
+                { cat "$tmp/pg-init.log" >&2; die "tools/pgcluster init failed"; }
+        pg_started=1
+        "$PGCLUSTER" "$tmp/pg" start >"$tmp/pg-start.log" 2>&1 ||
+                { cat "$tmp/pg-start.log" >&2; die "tools/pgcluster start failed"; }
+        DSN=$("$PGCLUSTER" "$tmp/pg" dsn 2>>"$tmp/pg-start.log") || die "tools/pgcluster dsn failed"
+}
+
+# Stops what started recorded (newest first), then the cluster, and removes
+# $tmp — kept, its path printed, when KEEP_LOGS is 1 or STATUS (the exit
+# status the trap found) is not 0.
+bench_teardown() {      # bench_teardown STATUS
+        local i
+        for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+                stop_pid "${pids[i]}" "${names[i]}" "$STOP_TIMEOUT_S"
+        done
+        if [[ $pg_started == 1 ]]; then
+                "$PGCLUSTER" "$tmp/pg" stop >/dev/null 2>&1 || log "tools/pgcluster stop failed"
+        fi
+        if [[ -n $tmp ]]; then
+                if [[ ${KEEP_LOGS:-0} == 1 || $1 != 0 ]]; then
+                        log "logs kept in $tmp"
+                else
+                        rm -rf "$tmp"
+                fi
+        fi
+}
+
+# arbiterd's REST API at 127.0.0.1:$PORT with $TOKEN.
+api() {         # api METHOD PATH [JSON] → body on stdout
+        local url="http://127.0.0.1:$PORT$2"
+        if [[ $1 == GET ]]; then
+                curl -fsS --max-time 5 -H "Authorization: Bearer $TOKEN" "$url"
+        else
+                curl -fsS --max-time 5 -X "$1" -H "Authorization: Bearer $TOKEN" \
+                        -H 'Content-Type: application/json' --data "${3:-{\}}" "$url"
+        fi
+}

@@ -75,45 +75,15 @@ else
 fi
 
 tmp=""
-pids=()                         # started by us, stopped in reverse order
-names=()
-pg_started=0
 
 BENCH_NAME=load
 # shellcheck source=tests/bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-started() {     # started PID NAME
-        pids+=("$1")
-        names+=("$2")
-}
-
 cleanup() {
-        local status=$? i
+        local status=$?
         exec 8>&- 7>&- 2>/dev/null || true      # the generator's stdin (it quits), padsim's
-        for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-                stop_pid "${pids[i]}" "${names[i]}" "$STOP_TIMEOUT_S"
-        done
-        if [[ $pg_started == 1 ]]; then
-                "$PGCLUSTER" "$tmp/pg" stop >/dev/null 2>&1 || log "tools/pgcluster stop failed"
-        fi
-        if [[ -n $tmp ]]; then
-                if [[ $KEEP_LOGS == 1 || $status != 0 ]]; then
-                        log "logs kept in $tmp"
-                else
-                        rm -rf "$tmp"
-                fi
-        fi
-}
-
-api() {         # api METHOD PATH [JSON] → body on stdout
-        local url="http://127.0.0.1:$PORT$2"
-        if [[ $1 == GET ]]; then
-                curl -fsS --max-time 5 -H "Authorization: Bearer $TOKEN" "$url"
-        else
-                curl -fsS --max-time 5 -X "$1" -H "Authorization: Bearer $TOKEN" \
-                        -H 'Content-Type: application/json' --data "${3:-{\}}" "$url"
-        fi
+        bench_teardown "$status"
 }
 
 rss_kib() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$DAEMON_PID/status"; }
@@ -122,12 +92,7 @@ judged() { grep -c '^event: call_judged' "$tmp/events.out" 2>/dev/null || true; 
 start_scene() { # start_scene BUILD_DIR
         local build=$1 i seats
         log "starting PostgreSQL, arbiterd, padsim and the bots in $tmp"
-        "$PGCLUSTER" "$tmp/pg" init >"$tmp/pg-init.log" 2>&1 ||
-                { cat "$tmp/pg-init.log" >&2; die "tools/pgcluster init failed"; }
-        pg_started=1
-        "$PGCLUSTER" "$tmp/pg" start >"$tmp/pg-start.log" 2>&1 ||
-                { cat "$tmp/pg-start.log" >&2; die "tools/pgcluster start failed"; }
-        DSN=$("$PGCLUSTER" "$tmp/pg" dsn 2>>"$tmp/pg-start.log") || die "tools/pgcluster dsn failed"
+        pg_up
 
         # padsim reads the bots' presses from a fifo (opened read-write
         # first, so that neither end waits for the other)

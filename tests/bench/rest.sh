@@ -73,7 +73,6 @@ HEALTH_PATH=/v1/health
 tmp=""
 daemon_pid=""
 nginx_pid=""
-pg_started=0
 
 BENCH_NAME=bench
 # shellcheck source=tests/bench/lib.sh
@@ -83,16 +82,7 @@ cleanup() {
         local status=$?
         [[ -n $daemon_pid ]] && stop_pid "$daemon_pid" arbiterd "$STOP_TIMEOUT_S"
         [[ -n $nginx_pid ]] && stop_pid "$nginx_pid" nginx 5
-        if [[ $pg_started == 1 ]]; then
-                "$PGCLUSTER" "$tmp/pg" stop >/dev/null 2>&1 || log "tools/pgcluster stop failed"
-        fi
-        if [[ -n $tmp ]]; then
-                if [[ $KEEP_LOGS == 1 || $status != 0 ]]; then
-                        log "logs kept in $tmp"
-                else
-                        rm -rf "$tmp"
-                fi
-        fi
+        bench_teardown "$status"
 }
 
 
@@ -109,12 +99,7 @@ wait_http() {   # wait_http URL PID NAME TIMEOUT_S
 
 start_postgres() {
         [[ -x $PGCLUSTER ]] || die "$PGCLUSTER not found or not executable"
-        "$PGCLUSTER" "$tmp/pg" init >"$tmp/pg-init.log" 2>&1 ||
-                { cat "$tmp/pg-init.log" >&2; die "tools/pgcluster init failed"; }
-        pg_started=1
-        "$PGCLUSTER" "$tmp/pg" start >"$tmp/pg-start.log" 2>&1 ||
-                { cat "$tmp/pg-start.log" >&2; die "tools/pgcluster start failed"; }
-        DSN=$("$PGCLUSTER" "$tmp/pg" dsn 2>>"$tmp/pg-start.log") || die "tools/pgcluster dsn failed"
+        pg_up
 }
 
 start_daemon() {        # start_daemon BUILD_DIR
