@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/integration/crash_pilot_view.h"
+#include "tests/integration/sse_client.h"
 
 /* cp_wait_window's fetch has no context: the stage it reads. */
 static struct outage *current;
@@ -168,4 +171,41 @@ json_t *outage_log(struct outage *o, json_int_t id) {
                         fail_msg("log item %zu has seq %lld", i,
                                  (long long) json_integer_value(json_object_get(it, "seq")));
         return items;
+}
+
+long long outage_sql_number(struct outage *o, const char *sql) {
+        int st;
+        char *out = run_capture(&st, "psql '%s' -tAX -c \"%s\"", o->dsn, sql);
+        long long v = atoll(out);
+
+        assert_int_equal(st, 0);
+        free(out);
+        return v;
+}
+
+void outage_wait_sql(struct outage *o, const char *sql, const char *what) {
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; outage_sql_number(o, sql) < 1;)
+                if (mono_ms() > deadline)
+                        fail_msg("the database never got there: %s", what);
+}
+
+pid_t outage_hold(struct outage *o, const char *sql, const char *check) {
+        pid_t pid = fork();
+
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                setenv("PGAPPNAME", "locker", 1);
+                execlp("psql", "psql", o->dsn, "-qX", "-c", sql, (char *) NULL);
+                _exit(127);
+        }
+        outage_wait_sql(o, check, "the test's session holds the lock");
+        return pid;
+}
+
+void outage_release(pid_t *pid) {
+        if (*pid > 0) {
+                kill(*pid, SIGTERM);
+                waitpid(*pid, NULL, 0);
+        }
+        *pid = -1;
 }

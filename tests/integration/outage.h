@@ -11,6 +11,7 @@
 #define ARBITER_TESTS_OUTAGE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <jansson.h>
 
 #include "tests/integration/harness.h"
@@ -55,5 +56,18 @@ char *outage_call_body(struct outage *o, json_int_t id, int seat, json_int_t *wi
 void outage_post_input(struct outage *o, json_int_t id, const char *body, struct http_reply *ret);
 /* The stored log (a new reference), checked for seq 1..n without a gap. */
 json_t *outage_log(struct outage *o, json_int_t id);
+
+/* One value from the cluster (psql -tA); fails the test if psql does. */
+long long outage_sql_number(struct outage *o, const char *sql);
+/* Waits until sql counts at least one row; fails the test with what after
+ * HARNESS_WAIT_MS. */
+void outage_wait_sql(struct outage *o, const char *sql, const char *what);
+/* A session of the test's, application name "locker", that runs sql (which
+ * takes a lock and sleeps) until outage_release(); returns once check
+ * counts a row (the lock is held).  Its pid. */
+pid_t outage_hold(struct outage *o, const char *sql, const char *check);
+/* Ends a session of outage_hold (SIGTERM, reaped) and sets *pid to -1;
+ * nothing when *pid <= 0. */
+void outage_release(pid_t *pid);
 
 #endif

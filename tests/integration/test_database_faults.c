@@ -34,17 +34,9 @@ static struct outage o;
 static struct daemon_proc second;
 static pid_t locker = -1;
 
-static void locker_stop(void) {
-        if (locker > 0) {
-                kill(locker, SIGTERM);
-                waitpid(locker, NULL, 0);
-        }
-        locker = -1;
-}
-
 static int teardown(void **state) {
         (void) state;
-        locker_stop();
+        outage_release(&locker);
         if (second.pid > 0) {
                 kill(second.pid, SIGKILL);
                 daemon_wait_exit(&second);
@@ -59,40 +51,15 @@ static void expect(const struct http_reply *r, long status) {
                 fail_msg("expected HTTP %ld, got %ld: %s", status, r->status, r->body);
 }
 
-/* One value from the test's cluster (psql -tA). */
-static long long sql_number(const char *sql) {
-        int st;
-        char *out = run_capture(&st, "psql '%s' -tAX -c \"%s\"", o.dsn, sql);
-        long long v = atoll(out);
-
-        assert_int_equal(st, 0);
-        free(out);
-        return v;
-}
-
-/* Waits until sql counts at least one row. */
-static void wait_sql(const char *sql, const char *what) {
-        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; sql_number(sql) < 1;)
-                if (mono_ms() > deadline)
-                        fail_msg("the database never got there: %s", what);
-}
-
-/* A session of the test's that takes table's lock and keeps it until it is
- * killed (or the cluster stops). */
+/* A session of the test's that takes table's lock and keeps it until
+ * outage_release(&locker) (or the cluster stops). */
 static void lock_table(const char *table) {
         char sql[256], check[512];
 
         snprintf(sql, sizeof sql, "BEGIN; LOCK TABLE %s IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3600)", table);
-        locker = fork();
-        assert_true(locker >= 0);
-        if (locker == 0) {
-                setenv("PGAPPNAME", "locker", 1);
-                execlp("psql", "psql", o.dsn, "-qX", "-c", sql, (char *) NULL);
-                _exit(127);
-        }
         snprintf(check, sizeof check, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) "
                  "WHERE a.application_name = 'locker' AND l.relation = '%s'::regclass AND l.granted", table);
-        wait_sql(check, "the test's session holds the lock");
+        locker = outage_hold(&o, sql, check);
 }
 
 /* Waits until n of the daemon's queries wait on a lock. */
@@ -153,7 +120,7 @@ static void a_write_cut_by_the_outage_goes_to_the_spool(void **state) {
         wait_daemon_blocked(1);
         outage_pg(&o, "stop");
         async_post_join(&q);
-        locker_stop();
+        outage_release(&locker);
         if (q.status != 200 || !strstr(q.reply, "\"paused\"") || !strstr(q.reply, "\"spool\""))
                 fail_msg("the pause whose write was cut was answered %ld: %s", q.status, q.reply);
 
@@ -366,7 +333,7 @@ static void a_full_database_queue_is_503_and_matches_go_on(void **state) {
          * leave): the queued reads are answered */
         assert_int_equal(run_cmd("psql '%s' -qtAX -c \"SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                                  "WHERE application_name = 'locker'\" >/dev/null", o.dsn), 0);
-        locker_stop();
+        outage_release(&locker);
         for (int i = 0; i < QUEUE_LIMIT; i++) {
                 assert_int_equal(read_status(fds[i], head, sizeof head), 200);
                 close(fds[i]);

@@ -27,17 +27,9 @@
 static struct outage o;
 static pid_t locker = -1;
 
-static void locker_stop(void) {
-        if (locker > 0) {
-                kill(locker, SIGTERM);
-                waitpid(locker, NULL, 0);
-        }
-        locker = -1;
-}
-
 static int teardown(void **state) {
         (void) state;
-        locker_stop();
+        outage_release(&locker);
         outage_done(&o);
         return 0;
 }
@@ -46,38 +38,15 @@ static void sql(const char *q) {
         assert_int_equal(run_cmd("psql '%s' -qX -v ON_ERROR_STOP=1 -c \"%s\" >/dev/null", o.dsn, q), 0);
 }
 
-static long long sql_number(const char *q) {
-        int st;
-        char *out = run_capture(&st, "psql '%s' -tAX -c \"%s\"", o.dsn, q);
-        long long v = atoll(out);
-
-        assert_int_equal(st, 0);
-        free(out);
-        return v;
-}
-
-static void wait_sql(const char *q, const char *what) {
-        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; sql_number(q) < 1;)
-                if (mono_ms() > deadline)
-                        fail_msg("the database never got there: %s", what);
-}
-
 /* A session of the test's that holds the advisory lock LOCK_KEY until
- * locker_stop(). */
+ * outage_release(&locker). */
 static void lock_key(void) {
-        char q[256];
+        char q[256], check[256];
 
         snprintf(q, sizeof q, "SELECT pg_advisory_lock(%d); SELECT pg_sleep(3600)", LOCK_KEY);
-        locker = fork();
-        assert_true(locker >= 0);
-        if (locker == 0) {
-                setenv("PGAPPNAME", "locker", 1);
-                execlp("psql", "psql", o.dsn, "-qX", "-c", q, (char *) NULL);
-                _exit(127);
-        }
-        snprintf(q, sizeof q, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = %d "
+        snprintf(check, sizeof check, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = %d "
                  "AND granted", LOCK_KEY);
-        wait_sql(q, "the test's session holds the lock");
+        locker = outage_hold(&o, q, check);
 }
 
 static const char *view_status(json_int_t id) {
@@ -127,7 +96,7 @@ static void a_matchs_next_input_follows_a_failed_one_into_the_spool(void **state
         lock_key();
         snprintf(path, sizeof path, "/v1/matches/%lld/pause", (long long) id);
         async_post_start(&pause, o.d.url, path, o.referee, "{}");
-        wait_sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'arbiterd' "
+        outage_wait_sql(&o, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'arbiterd' "
                  "AND wait_event_type = 'Lock' AND wait_event = 'advisory'", "the pause's INSERT waits");
         assert_string_equal(view_status(id), "paused");
 
@@ -139,7 +108,7 @@ static void a_matchs_next_input_follows_a_failed_one_into_the_spool(void **state
                         fail_msg("the daemon never took the resume");
 
         /* The pause fails; both go to the spool, in order. */
-        locker_stop();
+        outage_release(&locker);
         async_post_join(&pause);
         async_post_join(&resume);
         if (pause.status != 200 || resume.status != 200)
@@ -159,7 +128,7 @@ static void a_matchs_next_input_follows_a_failed_one_into_the_spool(void **state
         json_decref(items);
         snprintf(path, sizeof path, "SELECT count(*) FROM matches WHERE id = %lld AND state = 'running'",
                  (long long) id);
-        assert_int_equal(sql_number(path), 1);
+        assert_int_equal(outage_sql_number(&o, path), 1);
         stream_close(&st);
         free(config);
         free(arg);
