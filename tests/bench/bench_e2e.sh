@@ -289,6 +289,11 @@ run_phase() {   # run_phase NAME
         curl -fsS --max-time 5 -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/v1/status" |
                 jq -c .loop >"$tmp/loop-$1-after.json" || echo '{}' >"$tmp/loop-$1-after.json"
         tail -n +"$((from + 1))" "$tmp/arbiterd.log" >"$tmp/arbiterd-$1.log"
+        # each judged call's µs from made to durable: its input is the one
+        # logged after its decision (the breakdown and own_share read it)
+        awk '/ decided / { want = 1; next }
+             / durable / { if (want) { sub(/.* durable /, ""); sub(/ .*/, ""); print } want = 0 }' \
+                "$tmp/arbiterd-$1.log" >"$tmp/stored-$1.txt"
 }
 
 # p50 p99 n in ms of the numbers a sed expression pulls out of FILE's lines.
@@ -315,10 +320,6 @@ breakdown() {
                 read -r p50 p99 n < <(log_percentiles "$tmp/arbiterd-$phase.log" \
                         's/.*polled \(-\{0,1\}[0-9]*\) µs after it.*/\1/p')
                 printf '%-6s %-34s %6s %9s %9s\n' "$phase" "judge ran after its decision time" "$n" "$p50" "$p99"
-                # a judged call's input is the one logged after its decision
-                awk '/ decided / { want = 1; next }
-                     / durable / { if (want) { sub(/.* durable /, ""); sub(/ .*/, ""); print } want = 0 }' \
-                        "$tmp/arbiterd-$phase.log" >"$tmp/stored-$phase.txt"
                 read -r p50 p99 n < <(log_percentiles "$tmp/stored-$phase.txt" 's/^\([0-9]*\)$/\1/p')
                 printf '%-6s %-34s %6s %9s %9s\n' "$phase" "judged call stored (INSERT+COMMIT)" "$n" "$p50" "$p99"
                 awk '/ decided / { want = 1; next }
@@ -348,14 +349,11 @@ breakdown() {
 # call's "decided" line), pairing rounds and lines in order; "- -" when their
 # counts differ.
 own_share() {   # own_share PHASE
-        awk '/ decided / { want = 1; next }
-             / durable / { if (want) { sub(/.* durable /, ""); sub(/ .*/, ""); print } want = 0 }' \
-                "$tmp/arbiterd-$1.log" >"$tmp/own-$1.txt"
-        if [[ $(wc -l <"$tmp/own-$1.txt") != "$(wc -l <"$tmp/rounds-$1.txt")" ]]; then
+        if [[ $(wc -l <"$tmp/stored-$1.txt") != "$(wc -l <"$tmp/rounds-$1.txt")" ]]; then
                 echo "- -"
                 return 0
         fi
-        paste -d' ' "$tmp/rounds-$1.txt" "$tmp/own-$1.txt" |
+        paste -d' ' "$tmp/rounds-$1.txt" "$tmp/stored-$1.txt" |
                 awk -v s="$SETTLE_US" '{ e = ($2 > $3 ? $2 : $3) - $1 - s; print (e - $5) / 1000 }' | sort -g |
                 awk '{ v[NR] = $1 } END {
                         if (NR == 0) { print "- -"; exit }
