@@ -128,9 +128,9 @@ json_t *api_pad_json(const struct pad *p) {
 }
 
 static json_t *port_json(const struct padbus_port *p) {
-        return json_pack("{s:s, s:b, s:b, s:b, s:i, s:s?, s:o, s:I, s:I, s:I}",
+        return json_pack("{s:s, s:b, s:b, s:b, s:b, s:i, s:s?, s:o, s:I, s:I, s:I}",
                          "path", p->path, "open", p->open, "low_latency", p->low_latency,
-                         "pseudo_terminal", p->is_pty, "opens", (int) p->opens,
+                         "pseudo_terminal", p->is_pty, "wire_time", p->wire_time, "opens", (int) p->opens,
                          "error", p->last_error[0] ? p->last_error : NULL,
                          "faults", faults_json(&p->faults),
                          "tx_frames", (json_int_t) p->tx_frames, "tx_dropped", (json_int_t) p->tx_dropped,

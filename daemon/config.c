@@ -194,6 +194,8 @@ static const struct key keys[] = {
           .min = 0, .max = 1000000, .what = "microseconds", .def = "2000" },
         { KEY("pads", "reopen_interval", KEY_UINT, pad_reopen_ms),
           .min = 100, .max = 60000, .what = "milliseconds", .def = "2000" },
+        { KEY("pads", "pty_wire_time", KEY_BOOL, pad_pty_wire_time),
+          .def = "no" },
         /* Empty: the value the rating system's authors publish (docs/ratings.md). */
         { KEY("ratings", "openskill_mu", KEY_DOUBLE, rating_os_mu),
           .dmin = -1e4, .dmax = 1e4, .allow_empty = true, .def = "" },

@@ -78,6 +78,7 @@ struct config {
         unsigned pad_sync_interval_ms;  /* sync_interval = 1000 (ms, 50..60000): SYNC per pad */
         unsigned pad_settle_us;         /* settle_window = 2000 (µs, 0..1000000): press reordering */
         unsigned pad_reopen_ms;         /* reopen_interval = 2000 (ms, 100..60000): vanished port retry */
+        bool pad_pty_wire_time;         /* pty_wire_time = no: a pty counts baud's air time (an emulated line) */
 
         /* [ratings]: NAN for the authors' published value (docs/ratings.md) */
         double rating_os_mu;            /* openskill_mu = (25) */

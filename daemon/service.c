@@ -658,6 +658,7 @@ static int start(struct service *s) {
                 .sync_interval_ms = s->cfg.pad_sync_interval_ms,
                 .settle_us = s->cfg.pad_settle_us,
                 .reopen_ms = s->cfg.pad_reopen_ms,
+                .pty_wire_time = s->cfg.pad_pty_wire_time,
         };
         struct padbus_events pe = {
                 .added = on_pad_added, .removed = on_pad_removed, .received = on_pad_received,

@@ -109,6 +109,8 @@ struct port {
                                          * section 5): from 0 at each open */
         int64_t reopen_at_usec;         /* 0: not waiting */
         int64_t next_beat_usec;
+        int64_t tx_idle_usec;           /* when the last byte written has left the line: a
+                                         * frame written before then waits for the ones ahead */
 };
 
 struct padbus {
@@ -148,15 +150,16 @@ static int64_t wall_usec(void) {
         return (int64_t) ts.tv_sec * USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
-/* Time a frame of n encoded bytes spends on the wire. */
+/* Time a frame of n encoded bytes spends on the wire: none on a pty
+ * unless [pads] pty_wire_time says it stands for a line. */
 static int64_t wire_usec(const struct port *p, size_t n) {
-        if (p->pub.is_pty)
+        if (!p->pub.wire_time)
                 return 0;
         return (int64_t) n * BITS_PER_BYTE * USEC_PER_SEC / p->bus->cfg.baud;
 }
 
-int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool is_pty, unsigned n_pads) {
-        if (is_pty || baud == 0 || n_pads == 0)
+int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool wire_time, unsigned n_pads) {
+        if (!wire_time || baud == 0 || n_pads == 0)
                 return configured_us;
         int64_t need = (int64_t) n_pads * PRESS_FRAME_BYTES * BITS_PER_BYTE * USEC_PER_SEC / baud + USB_POLL_USEC;
         return need > configured_us ? need : configured_us;
@@ -186,6 +189,8 @@ static int port_send(struct port *p, uint8_t address, struct frame *f) {
                 p->pub.tx_dropped++;
                 return -errno ? -errno : -EIO;
         }
+        int64_t now = now_usec();
+        p->tx_idle_usec = (p->tx_idle_usec > now ? p->tx_idle_usec : now) + wire_usec(p, (size_t) n);
         p->pub.tx_frames++;
         return n;
 }
@@ -216,8 +221,9 @@ static void send_sync(struct padbus *b, struct pad_state *s, int64_t now) {
         n = port_send(s->port, s->pub.address, &f);
         if (n < 0)
                 return;
-        /* The pad stamps rx_time when the delimiter arrives: the last byte. */
-        s->sync_sent_usec = now + wire_usec(s->port, (size_t) n);
+        /* The pad stamps rx_time when the delimiter arrives: the last byte,
+         * which leaves once the frames written before it have. */
+        s->sync_sent_usec = s->port->tx_idle_usec;
         s->pub.counters.syncs_sent++;
         s->next_sync_usec = now + (s->syncs_ok < SYNC_FAST_SAMPLES
                                            ? SYNC_FAST_INTERVAL_USEC
@@ -768,7 +774,7 @@ static int64_t effective_settle(const struct padbus *b) {
                         continue;
                 for (size_t k = 0; k < b->n_pads; k++)
                         n += b->pads[k]->port == p && b->pads[k]->pub.connected;
-                int64_t s = padbus_settle_us(b->cfg.settle_us, b->cfg.baud, p->pub.is_pty, n);
+                int64_t s = padbus_settle_us(b->cfg.settle_us, b->cfg.baud, p->pub.wire_time, n);
                 if (s > settle)
                         settle = s;
         }
@@ -1022,14 +1028,17 @@ static void port_open(struct port *p) {
         p->pub.open = true;
         p->pub.low_latency = low_latency;
         p->pub.is_pty = path_is_pty(fd);
+        p->pub.wire_time = !p->pub.is_pty || b->cfg.pty_wire_time;
         p->pub.opens++;
+        p->tx_idle_usec = 0;
         p->pub.last_error[0] = '\0';
         p->reopen_at_usec = 0;
         frame_decoder_init(&p->dec);
         p->dec.faults = p->pub.faults;  /* counters run across reopens */
         memset(p->tx_seq, 0, sizeof p->tx_seq);
         log_info("pad port %s open at %u baud%s%s", p->pub.path, b->cfg.baud,
-                 p->pub.is_pty ? " (a pseudo-terminal)" : "",
+                 !p->pub.is_pty ? "" : p->pub.wire_time ? " (a pseudo-terminal, with the line's wire time)"
+                                                        : " (a pseudo-terminal)",
                  low_latency ? ", low latency" : "");
         /* Pads that kept their address may not HELLO again: ask them to. */
         struct frame r;

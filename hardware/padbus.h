@@ -100,6 +100,11 @@ struct padbus_config {
         unsigned sync_interval_ms;
         unsigned settle_us;
         unsigned reopen_ms;
+        /* A pseudo-terminal counts the air time of baud as a real line
+         * would (wire_time below): for an emulated line that paces its
+         * bytes at the baud rate (tests/avr/avrpad).  False: a pty has no
+         * line, its bytes arrive at once (arbiter-padsim). */
+        bool pty_wire_time;
 };
 
 /* What a pad did that the protocol lets us attribute to it. */
@@ -168,7 +173,9 @@ struct padbus_port {
         char *path;
         bool open;
         bool low_latency;               /* ASYNC_LOW_LATENCY set */
-        bool is_pty;                    /* no wire time: bytes arrive at once */
+        bool is_pty;                    /* a pseudo-terminal */
+        bool wire_time;                 /* a frame takes its air time at baud: a real line,
+                                         * or a pty with pty_wire_time; false: none (a pty) */
         unsigned opens;                 /* successful opens so far */
         char last_error[128];           /* why it is closed, for health and the API */
         struct frame_faults faults;     /* every frame fault seen on this port */
@@ -268,9 +275,10 @@ size_t padbus_presses_since(const struct padbus *b, uint64_t after, struct pad_p
 /* The settle window the driver really uses on a line: the configured one,
  * widened so that n_pads PRESS frames sent back to back (everyone pressed
  * at once on a shared line) plus one USB polling interval all arrive inside
- * it.  A pseudo-terminal has no wire time.  At 115200 baud six pads need
- * 6 × 1.39 ms + 1 ms ≈ 9.3 ms; at 1 Mbaud 2 ms. */
-int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool is_pty, unsigned n_pads);
+ * it.  Without wire_time (a pseudo-terminal without pty_wire_time) frames
+ * take no time.  At 115200 baud six pads need 6 × 1.39 ms + 1 ms ≈ 9.3 ms;
+ * at 1 Mbaud 2 ms. */
+int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool wire_time, unsigned n_pads);
 
 const char *pad_kind_to_string(uint8_t kind);
 

@@ -134,6 +134,7 @@ static void pads_appear_with_identity_and_synced_clocks(void **state) {
         json_t *port = json_array_get(json_object_get(j, "ports"), 0);
         assert_true(json_is_true(json_object_get(port, "open")));
         assert_true(json_is_true(json_object_get(port, "pseudo_terminal")));
+        assert_true(json_is_false(json_object_get(port, "wire_time")));        /* [pads] pty_wire_time = no */
         json_decref(j);
 
         struct http_reply r;

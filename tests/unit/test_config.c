@@ -78,6 +78,13 @@ static void assert_config_equal(const struct config *a, const struct config *b) 
         assert_string_equal(a->spool_path, b->spool_path);
         assert_int_equal(a->bus, b->bus);
         assert_int_equal(a->log_level, b->log_level);
+        assert_string_equal(a->pad_ports, b->pad_ports);
+        assert_int_equal(a->pad_baud, b->pad_baud);
+        assert_int_equal(a->pad_heartbeat_timeout_ms, b->pad_heartbeat_timeout_ms);
+        assert_int_equal(a->pad_sync_interval_ms, b->pad_sync_interval_ms);
+        assert_int_equal(a->pad_settle_us, b->pad_settle_us);
+        assert_int_equal(a->pad_reopen_ms, b->pad_reopen_ms);
+        assert_int_equal(a->pad_pty_wire_time, b->pad_pty_wire_time);
         assert_int_equal(a->housekeeping_ms, b->housekeeping_ms);
         assert_int_equal(a->shutdown_timeout_s, b->shutdown_timeout_s);
 }
@@ -960,6 +967,22 @@ static void test_example_file(void **state) {
         config_done(&defaults);
 }
 
+/* [pads]: how each line is driven. */
+static void test_pad_lines(void **state) {
+        struct config cfg;
+
+        (void) state;
+        assert_int_equal(config_defaults(&cfg), 0);
+        assert_false(cfg.pad_pty_wire_time);
+        config_done(&cfg);
+        parse_ok(&cfg, "[pads]\nports = /dev/pts/7 /dev/ttyUSB0\nbaud = 1000000\npty_wire_time = yes\n");
+        assert_string_equal(cfg.pad_ports, "/dev/pts/7 /dev/ttyUSB0");
+        assert_int_equal(cfg.pad_baud, 1000000);
+        assert_true(cfg.pad_pty_wire_time);
+        config_done(&cfg);
+        parse_fails("[pads]\npty_wire_time = sometimes\n", "t.conf:2: ", "pty_wire_time: \"sometimes\" is not a boolean");
+}
+
 static void test_bus_to_string(void **state) {
         (void) state;
         assert_string_equal(config_bus_to_string(CONFIG_BUS_SYSTEM), "system");
@@ -1018,6 +1041,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_error_buffer, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_reload, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_example_file, clear_env, clear_env),
+                cmocka_unit_test_setup_teardown(test_pad_lines, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_bus_to_string, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_hostile_inputs, clear_env, clear_env),
         };
