@@ -11,6 +11,8 @@
 #     crcbench.elf (the codec's cost in cycles); prints flash and RAM use.
 #   make avr-harness
 #     $(BUILD)/tests/avr/avrpad, the emulated pad on a pty (tests/avr/).
+#   make build-tests (make test, make asan) builds pad.elf and avrpad too:
+#     the emulated-pad tests (tests/integration/test_avr_*.c) run them.
 
 FW_DIR     := $(BUILD)/firmware
 FW_CC      := avr-gcc
@@ -85,6 +87,10 @@ $(AVR_HARNESS): tests/avr/avrpad.c
 
 avr-harness: deps
 	$(Q)$(MAKE) --no-print-directory $(AVR_HARNESS)
+
+# The emulated-pad tests find both under $(BUILD), as the others find
+# arbiter-padsim.
+build-tests: $(FW_DIR)/pad.elf $(AVR_HARNESS)
 
 FORCE:
 .PHONY: firmware firmware-build avr-harness FORCE

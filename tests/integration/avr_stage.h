@@ -1,0 +1,80 @@
+/* tests/integration/avr_stage.h — the stage of the emulated-pad tests
+ * (test_avr_*.c): pads running the real firmware (tests/avr/avrpad, one
+ * process and one pty each) and the daemon that has their ptys as its pad
+ * ports, every pad connected and its clock synced before a test starts.
+ *
+ * Presses are injected at chosen host times (CLOCK_MONOTONIC µs, the clock
+ * arbiterd reports in), each pad's emulated time computed from its own
+ * crystal, so that two pads in two processes press when the test says; the
+ * pad prints the host time each edge stands for, which is what arbiterd's
+ * reported times are checked against. */
+#ifndef ARBITER_TESTS_AVR_STAGE_H
+#define ARBITER_TESTS_AVR_STAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "tests/integration/avrpad_proc.h"
+#include "tests/integration/harness.h"
+
+#define AVR_STAGE_MAX_PADS      4
+/* How far ahead of now a press is scheduled: the command must reach the
+ * pad's process before its emulated clock gets there, on a loaded machine. */
+#define AVR_STAGE_LEAD_US       300000
+
+struct avr_stage {
+        struct daemon_proc daemon;
+        struct avrpad_proc pads[AVR_STAGE_MAX_PADS];
+        unsigned n_pads;
+        char ids[AVR_STAGE_MAX_PADS][17];       /* the uids as /v1/pads names them */
+        /* each pad's emulated µs e0 and the host µs x0 it stands for, from
+         * its `time` */
+        double e0[AVR_STAGE_MAX_PADS];
+        int64_t x0[AVR_STAGE_MAX_PADS];
+        char *config_path;
+};
+
+/* Starts n pads, uid uid_base + i and crystal ppm[i] each (with pad_args,
+ * NULL-terminated, may be NULL, added to every pad's), then the daemon
+ * with the pads' ptys as its ports and config as its configuration file
+ * (its [pads] section included); waits until every pad is connected and
+ * synced. */
+void avr_stage_start(struct avr_stage *s, unsigned n, uint64_t uid_base, const int *ppm, const char *const *pad_args,
+                     const char *config);
+/* Stops the daemon (SIGTERM) and the pads; fails the test when the daemon
+ * did not exit with 0 or a pad printed an error or its chip stopped. */
+void avr_stage_stop(struct avr_stage *s);
+
+/* GET /v1/pads/{id} of pad i (a new reference). */
+json_t *avr_stage_pad(struct avr_stage *s, unsigned i);
+/* One of pad i's counters in /v1/pads. */
+json_int_t avr_stage_counter(struct avr_stage *s, unsigned i, const char *name);
+
+/* The seq after which the next press will come (GET /v1/presses' next). */
+json_int_t avr_stage_press_seq(struct avr_stage *s);
+/* The presses after seq after (a new reference to the items), once at
+ * least n have come; fails the test otherwise. */
+json_t *avr_stage_presses(struct avr_stage *s, json_int_t after, size_t n);
+/* The press of pad i with event_no in items, NULL when none. */
+json_t *avr_stage_press_of(struct avr_stage *s, json_t *items, unsigned i, json_int_t event_no);
+
+/* A host time far enough ahead to schedule a press at (now + lead). */
+int64_t avr_stage_soon(void);
+/* Schedules pad i's button to close at host µs host_us and open hold_us
+ * later; *mark is where to look for its line (avr_stage_pressed). */
+void avr_stage_schedule(struct avr_stage *s, unsigned i, unsigned button, int64_t host_us, int64_t hold_us,
+                        size_t *mark);
+/* Waits for the press scheduled from *mark: the host µs the pad printed
+ * for the edge; -1 when the pad refused it (its time had passed when the
+ * command came: a loaded machine), which the caller may retry. */
+int64_t avr_stage_pressed(struct avr_stage *s, unsigned i, unsigned button, size_t *mark);
+/* Both: presses pad i's button at host_us (held 50 ms); fails the test
+ * when the pad refuses. */
+int64_t avr_stage_press(struct avr_stage *s, unsigned i, unsigned button, int64_t host_us);
+
+/* Presses pad i's button at once and releases it 30 ms (emulated) later;
+ * returns the host µs the pad printed for the press. */
+int64_t avr_stage_tap(struct avr_stage *s, unsigned i, unsigned button);
+
+#endif
