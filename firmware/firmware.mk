@@ -10,7 +10,7 @@
 #     start) and pad-UID.eep.hex (the EEPROM image, for avrdude or an ISP);
 #     crcbench.elf (the codec's cost in cycles); prints flash and RAM use.
 #   make avr-harness
-#     $(BUILD)/tests/avr/avrpad, the emulated pad on a pty (tests/avr/).
+#     $(BUILD)/tests/avr/avrpad, emulated pads on a pty (tests/avr/).
 #   make build-tests (make test, make asan) builds pad.elf and avrpad too:
 #     the emulated-pad tests (tests/integration/test_avr_*.c) run them.
 
@@ -76,14 +76,20 @@ firmware-build: $(FW_TARGETS)
 firmware: deps
 	$(Q)$(MAKE) --no-print-directory firmware-build
 
-# The emulated pad (tests/avr/avrpad.c): a host program on libsimavr.
+# The emulated pads (tests/avr/avrpad.c and its files): a host program on
+# libsimavr.
 AVR_HARNESS := $(BUILD)/tests/avr/avrpad
+AVR_HARNESS_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/avr/*.c))
 SIMAVR_CFLAGS := $(shell pkg-config --cflags simavr 2>/dev/null)
 SIMAVR_LIBS := $(shell pkg-config --libs simavr 2>/dev/null) -lelf
-$(AVR_HARNESS): tests/avr/avrpad.c
+$(AVR_HARNESS_OBJS): $(BUILD)/tests/avr/%.o: tests/avr/%.c
 	@mkdir -p $(@D)
-	@echo "  CC      $@"
-	$(Q)$(CC) $(BASEFLAGS) $(SIMAVR_CFLAGS) -Wno-missing-prototypes -o $@ $< $(SIMAVR_LIBS)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(BASEFLAGS) $(SIMAVR_CFLAGS) -c -o $@ $<
+
+$(AVR_HARNESS): $(AVR_HARNESS_OBJS)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(SIMAVR_LIBS) -lm
 
 avr-harness: deps
 	$(Q)$(MAKE) --no-print-directory $(AVR_HARNESS)
