@@ -65,11 +65,15 @@
  *     [@K] release B [T]    and high again
  *     [@K] reset [T]        the chip's reset pin: the firmware starts over;
  *                           power stays, so the EEPROM (the uid) does
- *     [@K] drop out [N]     the next N (1) whole frames the pad sends are lost
- *                           on the line, from their first byte to their 0x00
- *                           (the pad thinks it sent them)
- *     [@K] drop in [N]      the next N (1) whole frames from the host never
- *                           reach the pad's UART
+ *     [@K] drop out [N] [TYPE]  the next N (1) whole frames the pad sends
+ *                           are lost on the line, from their first byte to
+ *                           their 0x00 (the pad thinks it sent them); with a
+ *                           TYPE (a name of docs/protocol.md section 6 such
+ *                           as PRESS, or 0xNN) only frames of that type, lost
+ *                           to the host (on a bus the other pads hear them)
+ *     [@K] drop in [N] [TYPE]   the next N (1) whole frames from the host
+ *                           (of that TYPE) never reach the pad's UART: those
+ *                           whose first byte reaches it after the command
  *     [@K] time             the emulated time's host time, and the lag
  *     [@K] stats            the interrupt and line statistics
  *     [@K] peek ADDR [N]    N bytes (1) of data memory from ADDR (an address
@@ -96,6 +100,7 @@
  *     [E] buzzer on                       buzzer off (quiet since E)
  *     [E] reset host_us H
  *     [E] dropped out frame addr A seq S type 0xTT PAYLOAD   (dropped in frame ...)
+ *     [E] receiver overrun: byte 0xBB lost (...)             (DOR0: a fourth unread)
  *     [E] collision with the host host_us H                  (one pad)
  *     [E] line collision pad K with pad J|the host host_us H (several)
  *     [E] DE violation: ...
@@ -143,10 +148,11 @@
 /* The most wall time a round spends advancing the pads before stdin and
  * the pty are looked at again (when the emulation lags). */
 #define ROUND_NS                100000
-/* A pad that runs (not asleep) is advanced in slices of this much wall
- * time: it lags the wall clock by up to a slice, rather than the loop
- * spinning to keep it a few cycles behind. */
-#define RUN_SLICE_NS            20000
+/* What happens inside the pads is caught up with at most this often:
+ * between two rounds they lag the wall clock by up to a slice, rather
+ * than the loop waking for every timer of every chip (a byte time at
+ * 1 Mbaud) or spinning beside a busy one. */
+#define SLICE_NS                50000
 
 struct avrpad h;
 
@@ -236,7 +242,7 @@ static void advance(int64_t target) {
                                 lim = min64(lim, e + lookahead);
                 }
                 run_pad(p, lim);
-                if (h.n_pads > 1 && line_next_flush_ns() <= tp)
+                if (h.n_pads > 1 && line_next_flush_ns(0) <= tp)
                         line_flush();
         }
 }
@@ -286,22 +292,23 @@ static void run_commands(void) {
                 cmd_len = 0;            /* a line too long: dropped */
 }
 
-/* The line time at which something is next due. */
-static int64_t next_due(void) {
-        int64_t next = line_next_flush_ns();
+/* The line time at which something is next due: a frame's delimiter to
+ * the pty (line.c), or something in a pad, but not sooner than a slice
+ * after the last round. */
+static int64_t next_due(int64_t round) {
+        int64_t pads = NEVER;
 
         for (int k = 0; k < h.n_pads; k++) {
                 struct pad *p = &h.pads[k];
 
-                if (p->avr->state == cpu_Running)
-                        next = min64(next, pad_now_ns(p) + RUN_SLICE_NS);
-                else
-                        next = min64(next, pad_eot(p));
+                pads = min64(pads, pad_eot(p));
                 if (p->buzz_on)
-                        next = min64(next, pad_ns(p, p->buzz_last + (avr_cycle_count_t) BUZZ_QUIET_US
+                        pads = min64(pads, pad_ns(p, p->buzz_last + (avr_cycle_count_t) BUZZ_QUIET_US
                                                                           * (F_CPU / 1000000) + 1));
         }
-        return next;
+        if (pads != NEVER && pads < round + SLICE_NS)
+                pads = round + SLICE_NS;
+        return min64(pads, line_next_flush_ns(SLICE_NS));
 }
 
 static void loop(void) {
@@ -323,7 +330,7 @@ static void loop(void) {
                 for (int k = 0; k < h.n_pads; k++)
                         pad_buzzer_check(&h.pads[k]);
 
-                io_wait(next_due());
+                io_wait(next_due(now));
         }
 }
 

@@ -88,7 +88,10 @@ struct pad {
         int64_t de_on_ns;               /* DE went high */
         avr_cycle_count_t next_rx;      /* cycle of the next byte for it */
         unsigned drop_out, drop_in;     /* frames still to lose */
-        int out_in_frame, out_dropping, in_dropping;
+        int drop_out_type, drop_in_type;        /* only frames of this type; -1: any */
+        int out_in_frame, out_deciding, in_dropping;
+        int out_dropping;               /* 1: lost to everyone; 2: to the host (a type) */
+        uint32_t out_frame_no;
         struct frame_acc out_frame, in_frame;
         uint64_t bytes_out, bytes_in, de_violations, dropped_out, dropped_in;
         uint64_t rx_overruns, rx_missed_driving, resets;
@@ -167,7 +170,9 @@ int line_deliver(struct pad *p);
 /* Writes to the pty the bytes whose stop bit has passed on the wall
  * clock and that no pad can overlap any more. */
 void line_flush(void);
-int64_t line_next_flush_ns(void);
+/* When the pty should next be written: at a delimiter's stop bit, or when
+ * the first byte waiting has waited batch_ns (NEVER: nothing waits). */
+int64_t line_next_flush_ns(int64_t batch_ns);
 /* The shortest byte time on the line: nothing one pad does reaches
  * another sooner. */
 int64_t line_lookahead_ns(void);

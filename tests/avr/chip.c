@@ -14,6 +14,7 @@
 #include <sim_irq.h>
 #include <sim_io.h>
 #include <sim_interrupts.h>
+#include <sim_core.h>
 #include <sim_cycle_timers.h>
 #include <avr_eeprom.h>
 #include <avr_extint.h>
@@ -278,6 +279,7 @@ void pad_receive(struct pad *p, uint8_t b) {
         if (uart_fifo_get_read_size(&u->input) >= RX_HOLD) {
                 avr_regbit_setto(avr, u->dor, 1);
                 p->rx_overruns++;
+                say(p, "receiver overrun: byte 0x%02x lost (three unread, pc 0x%04x, I %d)", b, avr->pc, avr->sreg[S_I]);
                 return;
         }
         uart_fifo_write(&u->input, b);
@@ -426,15 +428,42 @@ static void sleep_cb(avr_t *avr, avr_cycle_count_t how_long) {
         p->slept_cycles += allowed + 1;
 }
 
-int pad_step(struct pad *p) {
-        int state = avr_run(p->avr);
+/* simavr's avr_callback_run_raw (one instruction, the cycle timers, a
+ * sleep, the interrupts), except that the timers are looked at only when
+ * one is due: most instructions have none. */
+static void run_one(avr_t *avr) {
+        avr_flashaddr_t new_pc = avr->pc;
+        avr_cycle_timer_slot_p t;
+        avr_cycle_count_t sleep;
 
+        if (avr->state == cpu_Running)
+                new_pc = avr_run_one(avr);
+        t = avr->cycle_timers.timer;
+        if (t && t->when <= avr->cycle)
+                sleep = avr_cycle_timer_process(avr);
+        else
+                sleep = t ? t->when - avr->cycle : 1000;        /* simavr's default */
+        avr->pc = new_pc;
+        if (avr->state == cpu_Sleeping) {
+                if (!avr->sreg[S_I]) {
+                        avr->state = cpu_Done;  /* asleep for ever, as simavr says */
+                        return;
+                }
+                sleep_cb(avr, sleep);
+                avr->cycle += 1 + sleep;
+        }
+        if ((avr->state == cpu_Running || avr->state == cpu_Sleeping) && avr->interrupt_state)
+                avr_service_interrupts(avr);
+}
+
+int pad_step(struct pad *p) {
+        run_one(p->avr);
         p->instructions++;
         account(p);
         txc_as_the_chip(p);
         rxc_as_the_chip(p);
         find_tx_pump(p);
-        return state;
+        return p->avr->state;
 }
 
 int64_t pad_eot(const struct pad *p) {
@@ -507,6 +536,7 @@ int pad_init(struct pad *p, int index, const char *elf, const uint8_t *ee, int h
         p->ns_per_cycle = 1e9 / ((double) F_CPU * (1.0 + p->ppm * 1e-6));
         p->next_sched = NO_CYCLE;
         p->next_rx = NO_CYCLE;
+        p->drop_out_type = p->drop_in_type = -1;
         p->horizon = NO_CYCLE;
         memset(&fw, 0, sizeof fw);
         if (elf_read_firmware(elf, &fw) != 0) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "tests/avr/avrpad.h"
 
@@ -78,6 +79,60 @@ static void schedule(struct pad *p, enum sched_kind kind, unsigned button, const
                 say(p, "error: more than %d edges scheduled", MAX_SCHEDULED);
 }
 
+static const struct {
+        const char *name;
+        int type;
+} types[] = {
+        { "HELLO", 0x01 }, { "PRESS", 0x02 }, { "RELEASE", 0x03 }, { "SYNC_REPLY", 0x04 },
+        { "HEARTBEAT", 0x05 }, { "ASSIGN", 0x81 }, { "ACK", 0x82 }, { "SYNC", 0x83 }, { "LIGHT", 0x84 },
+        { "BUZZ", 0x85 }, { "LOCKOUT", 0x86 }, { "RESET", 0x87 }, { "HOST_BEAT", 0x88 },
+};
+
+/* A message type: a name of docs/protocol.md section 6 or a number. */
+static int parse_type(const char *s) {
+        char *end;
+        unsigned long v;
+
+        for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+                if (strcasecmp(s, types[i].name) == 0)
+                        return types[i].type;
+        v = strtoul(s, &end, 0);
+        return end != s && !*end && v <= 0xff ? (int) v : -1;
+}
+
+/* drop out|in [N] [TYPE] */
+static void drop(struct pad *p, int out, const char *args) {
+        char a[3][32] = { "", "", "" };
+        int n = sscanf(args, "%31s %31s %31s", a[0], a[1], a[2]), type = -1;
+        unsigned long count = 1;
+        int i = 1;
+        char *end;
+
+        if (n >= 2 && a[1][0] >= '0' && a[1][0] <= '9' && strncmp(a[1], "0x", 2) != 0) {
+                count = strtoul(a[1], &end, 10);
+                if (*end || count == 0 || count > 1000000) {
+                        say(p, "error: bad count %s", a[1]);
+                        return;
+                }
+                i = 2;
+        }
+        if (n > i && (type = parse_type(a[i])) < 0) {
+                say(p, "error: bad type %s", a[i]);
+                return;
+        }
+        if (n > i + 1) {
+                say(p, "error: drop %s [N] [TYPE]", a[0]);
+                return;
+        }
+        if (out) {
+                p->drop_out += (unsigned) count;
+                p->drop_out_type = type;
+        } else {
+                p->drop_in += (unsigned) count;
+                p->drop_in_type = type;
+        }
+}
+
 void command(char *line) {
         char *s = line + strspn(line, " \t\r");
         struct pad *p = &h.pads[0];
@@ -128,17 +183,7 @@ void command(char *line) {
                 schedule(p, SCHED_RESET, 0, arg1);
         } else if (strcmp(verb, "drop") == 0 && n >= 2
                    && (strcmp(arg1, "out") == 0 || strcmp(arg1, "in") == 0)) {
-                char *end;
-                unsigned long count = n >= 3 ? strtoul(arg2, &end, 10) : 1;
-
-                if (n >= 3 && (*end || end == arg2 || count > 1000000)) {
-                        say(p, "error: bad count %s", arg2);
-                        return;
-                }
-                if (arg1[0] == 'o')
-                        p->drop_out += (unsigned) count;
-                else
-                        p->drop_in += (unsigned) count;
+                drop(p, arg1[0] == 'o', s + off);
         } else {
                 say(p, "error: unknown command: %s", line);
         }

@@ -36,8 +36,11 @@ struct wire_byte {
         int driver;                     /* HOST or a pad's index */
         uint8_t value, heard;
         uint8_t lost;                   /* `drop out`: nobody gets it */
+        uint8_t held;                   /* `drop out TYPE`: not to the pty until its frame's type is known */
         uint8_t frame_start;            /* the host's: first byte of a frame */
+        uint32_t frame;                 /* its driver's frame count */
         uint8_t collided;
+        uint8_t absorbed;               /* into an overlapping byte that started first */
         uint8_t to_host;                /* still to be written to the pty */
         uint32_t pending;               /* pads still to get it, a bit each */
 };
@@ -47,18 +50,22 @@ static struct {
         char pty[256];
         const char *link;
 
-        struct wire_byte q[WIRE_MAX];
-        size_t n;
+        struct wire_byte q[WIRE_MAX];   /* q[lo .. hi-1] */
+        size_t lo, hi;
+        size_t n_to_host;
 
         int64_t host_free_ns;           /* the host's transmitter */
         int host_prev_zero;
+        uint32_t host_frame_no;
+        struct frame_acc host_reading;  /* the host's frame being read */
+        int16_t host_type[256];         /* by host_frame_no % 256; -1: not yet known */
         struct frame_acc host_frame;    /* --trace */
 
         /* collisions: one per pair of drivers until their bytes stop
          * overlapping; [driver + 1][driver + 1] */
         int64_t pair_end[MAX_PADS + 1][MAX_PADS + 1];
         uint64_t collisions, collided_bytes, host_bytes, pty_lost;
-        int64_t pty_late_max_ns;        /* a byte written after its stop bit */
+        int64_t pty_late_max_ns;        /* a delimiter written after its stop bit */
 } L = { .host_prev_zero = 1 };
 
 static int64_t max64(int64_t a, int64_t b) {
@@ -74,6 +81,28 @@ static int64_t min64(int64_t a, int64_t b) {
 static void acc_push(struct frame_acc *a, uint8_t b) {
         if (b != 0 && a->len < sizeof a->buf)
                 a->buf[a->len++] = b;
+}
+
+/* The type of a frame from the first of its COBS bytes, or -1 when they
+ * do not reach it yet. */
+static int frame_type(const struct frame_acc *a) {
+        size_t i = 0, o = 0;
+
+        while (i < a->len) {
+                uint8_t code = a->buf[i++];
+
+                for (uint8_t k = 1; k < code; k++, o++) {
+                        if (i >= a->len)
+                                return -1;
+                        if (o == 4)
+                                return a->buf[i];
+                        i++;
+                }
+                if (code != 0xff && o == 4)
+                        return i < a->len ? 0 : -1;
+                o += code != 0xff;
+        }
+        return -1;
 }
 
 void frame_summary(const uint8_t *buf, size_t len, char *out, size_t size) {
@@ -173,7 +202,7 @@ int line_fd(void) {
 }
 
 int line_can_read(void) {
-        return L.n < WIRE_MAX;
+        return L.hi - L.lo < WIRE_MAX;
 }
 
 void line_close(void) {
@@ -196,20 +225,19 @@ static void next_rx(struct pad *p) {
         uint32_t bit = 1u << p->index;
 
         p->next_rx = NO_CYCLE;
-        for (size_t i = 0; i < L.n; i++)
+        for (size_t i = L.lo; i < L.hi; i++)
                 if (L.q[i].pending & bit) {
                         p->next_rx = pad_cycle_at(p, L.q[i].end);
                         return;
                 }
 }
 
+/* Drops the bytes at the front that nobody is left to get. */
 static void compact(void) {
-        size_t o = 0;
-
-        for (size_t i = 0; i < L.n; i++)
-                if (L.q[i].pending || L.q[i].to_host)
-                        L.q[o++] = L.q[i];
-        L.n = o;
+        while (L.lo < L.hi && !L.q[L.lo].pending && !L.q[L.lo].to_host)
+                L.lo++;
+        if (L.lo == L.hi)
+                L.lo = L.hi = 0;
 }
 
 static const char *driver_name(int d, char *buf, size_t size) {
@@ -219,18 +247,30 @@ static const char *driver_name(int d, char *buf, size_t size) {
         return buf;
 }
 
-/* Two drivers at once on the bus: each hears the AND of both (a 0 bit
- * wins on RS-485's idle-high pair, near enough), so frames fail their CRC.
- * One collision is counted and printed per pair of drivers until their
- * bytes stop overlapping (for more than two byte times). */
+/* Two drivers at once on the bus: a receiver hears one byte where they
+ * overlap, the AND of both (a 0 bit wins on RS-485's idle-high pair, near
+ * enough), so frames fail their CRC: the byte that started second is
+ * absorbed into the first (else a receiver would get two bytes in one
+ * byte time).  One collision is counted and printed per pair of drivers
+ * until their bytes stop overlapping (for more than two byte times). */
 static void collide(struct wire_byte *b) {
-        for (size_t i = 0; i < L.n; i++) {
+        /* The bytes that end after b starts are the queue's tail. */
+        for (size_t i = L.hi; i-- > L.lo && L.q[i].end > b->start;) {
                 struct wire_byte *e = &L.q[i];
 
-                if (e->driver == b->driver || e->start >= b->end || b->start >= e->end)
+                if (e->driver == b->driver || e->start >= b->end)
                         continue;
                 e->heard &= b->value;
                 b->heard &= e->value;
+                if (!e->absorbed && !b->absorbed) {
+                        struct wire_byte *second = e->start <= b->start ? b : e;
+
+                        second->absorbed = 1;
+                        second->pending = 0;
+                        if (second == e && e->to_host)
+                                L.n_to_host--;
+                        second->to_host = 0;
+                }
                 L.collided_bytes += !e->collided + !b->collided;
                 e->collided = b->collided = 1;
 
@@ -255,24 +295,25 @@ static void collide(struct wire_byte *b) {
 }
 
 static int insert(struct wire_byte *b) {
-        size_t i = L.n;
+        size_t i;
 
-        if (L.n == WIRE_MAX)
-                return -1;
+        if (L.hi == WIRE_MAX) {
+                if (L.lo == 0)
+                        return -1;
+                memmove(&L.q[0], &L.q[L.lo], (L.hi - L.lo) * sizeof L.q[0]);
+                L.hi -= L.lo;
+                L.lo = 0;
+        }
         if (h.rs485)
                 collide(b);
-        while (i > 0 && L.q[i - 1].end > b->end)
-                i--;
-        memmove(&L.q[i + 1], &L.q[i], (L.n - i) * sizeof L.q[0]);
+        for (i = L.hi; i > L.lo && L.q[i - 1].end > b->end; i--)
+                ;
+        memmove(&L.q[i + 1], &L.q[i], (L.hi - i) * sizeof L.q[0]);
         L.q[i] = *b;
-        L.n++;
-        for (int k = 0; k < h.n_pads; k++) {
-                struct pad *p = &h.pads[k];
-                avr_cycle_count_t c;
-
-                if ((b->pending & (1u << k)) && (c = pad_cycle_at(p, b->end)) < p->next_rx)
-                        p->next_rx = c;
-        }
+        L.hi++;
+        L.n_to_host += b->to_host;
+        for (int k = 0; k < h.n_pads; k++)
+                next_rx(&h.pads[k]);
         return 0;
 }
 
@@ -280,6 +321,22 @@ static uint32_t all_pads_but(int k) {
         uint32_t m = (h.n_pads >= 32 ? ~0u : (1u << h.n_pads) - 1);
 
         return k >= 0 ? m & ~(1u << k) : m;
+}
+
+/* `drop out TYPE` has decided about frame `frame` of pad k: its bytes on
+ * the wire go to the pty, or (lose) not. */
+static void hold(int k, uint32_t frame, int lose) {
+        for (size_t i = L.lo; i < L.hi; i++) {
+                struct wire_byte *e = &L.q[i];
+
+                if (e->driver != k || e->frame != frame || !e->held)
+                        continue;
+                e->held = 0;
+                if (lose && e->to_host) {
+                        e->to_host = 0;
+                        L.n_to_host--;
+                }
+        }
 }
 
 void line_pad_byte(struct pad *p, uint8_t b) {
@@ -301,15 +358,39 @@ void line_pad_byte(struct pad *p, uint8_t b) {
                 return;
         }
         /* `drop out`: from a frame's first byte to its 0x00 (a lone 0x00,
-         * such as the one before each RS-485 transmission, is no frame). */
+         * such as the one before each RS-485 transmission, is no frame).
+         * With a type, the frame's first bytes are held from the pty until
+         * its type byte has been written; one of that type is lost to the
+         * host (the other pads on a bus, which ignore a pad's frames, hear
+         * it: cut short it would spoil the next frame they get). */
         if (b != 0 && !p->out_in_frame) {
                 p->out_in_frame = 1;
-                if (p->drop_out) {
+                p->out_frame_no++;
+                if (p->drop_out && p->drop_out_type < 0) {
                         p->drop_out--;
                         p->out_dropping = 1;
+                } else if (p->drop_out) {
+                        p->out_deciding = 1;
                 }
         }
-        w.lost = (uint8_t) p->out_dropping;
+        w.frame = p->out_frame_no;
+        if (p->out_deciding) {
+                int type = frame_type(&p->out_frame);
+
+                if (type >= 0 || b == 0) {
+                        p->out_deciding = 0;
+                        if (type == p->drop_out_type) {
+                                p->drop_out--;
+                                p->out_dropping = 2;
+                        }
+                        hold(p->index, w.frame, p->out_dropping == 2);
+                } else {
+                        w.held = 1;
+                }
+        }
+        w.lost = p->out_dropping == 1;
+        w.to_host = !p->out_dropping;
+        w.pending = h.rs485 && !w.lost ? all_pads_but(p->index) : 0;
         if (b == 0) {
                 if (p->out_dropping) {
                         char s[256];
@@ -322,8 +403,6 @@ void line_pad_byte(struct pad *p, uint8_t b) {
                 p->out_frame.len = 0;
         }
         p->tx_last_end_ns = w.end;
-        w.to_host = !w.lost;
-        w.pending = h.rs485 && !w.lost ? all_pads_but(p->index) : 0;
         if (insert(&w) < 0)
                 say(p, "line: more than %d bytes on the wire, byte lost", WIRE_MAX);
         p->yield = 1;
@@ -331,7 +410,7 @@ void line_pad_byte(struct pad *p, uint8_t b) {
 
 void line_host_read(void) {
         uint8_t buf[512];
-        size_t room = WIRE_MAX - L.n;
+        size_t room = WIRE_MAX - (L.hi - L.lo);
         ssize_t n = read(L.master, buf, room < sizeof buf ? room : sizeof buf);
         int64_t now = mono_ns();
 
@@ -343,6 +422,16 @@ void line_host_read(void) {
                         .pending = all_pads_but(HOST),
                 };
 
+                /* Its frame's type, for `drop in TYPE`, once read. */
+                if (w.frame_start) {
+                        L.host_frame_no++;
+                        L.host_reading.len = 0;
+                        L.host_type[L.host_frame_no % 256] = -1;
+                }
+                w.frame = L.host_frame_no;
+                acc_push(&L.host_reading, buf[i]);
+                if (L.host_type[w.frame % 256] < 0)
+                        L.host_type[w.frame % 256] = (int16_t) frame_type(&L.host_reading);
                 L.host_free_ns = w.end;
                 L.host_prev_zero = buf[i] == 0;
                 L.host_bytes++;
@@ -361,8 +450,11 @@ static void give(struct pad *p, const struct wire_byte *e) {
                         }
                 }
                 /* `drop in`: the host's frames, from their first byte to
-                 * their 0x00, never reach this pad's UART. */
-                if (e->frame_start && p->drop_in) {
+                 * their 0x00, never reach this pad's UART (with a type,
+                 * known when the frame was read: arbiterd writes a frame
+                 * at once). */
+                if (e->frame_start && p->drop_in
+                    && (p->drop_in_type < 0 || L.host_type[e->frame % 256] == p->drop_in_type)) {
                         p->drop_in--;
                         p->in_dropping = 1;
                         p->in_frame.len = 0;
@@ -401,7 +493,7 @@ int line_deliver(struct pad *p) {
                 for (int k = 0; k < h.n_pads; k++)
                         if (k != p->index)
                                 safe = min64(safe, pad_eot(&h.pads[k]));
-        for (size_t i = 0; i < L.n; i++) {
+        for (size_t i = L.lo; i < L.hi; i++) {
                 struct wire_byte *e = &L.q[i];
 
                 if (!(e->pending & bit))
@@ -416,16 +508,24 @@ int line_deliver(struct pad *p) {
                 give(p, e);
         }
         next_rx(p);
-        if (L.n && !L.q[0].pending && !L.q[0].to_host)
-                compact();
+        compact();
         return !held;
 }
 
-int64_t line_next_flush_ns(void) {
-        for (size_t i = 0; i < L.n; i++)
-                if (L.q[i].to_host)
+int64_t line_next_flush_ns(int64_t batch_ns) {
+        int64_t first = NEVER;
+
+        if (!L.n_to_host)
+                return NEVER;
+        for (size_t i = L.lo; i < L.hi; i++) {
+                if (!L.q[i].to_host)
+                        continue;
+                if (first == NEVER)
+                        first = L.q[i].end;
+                if (L.q[i].heard == 0 || L.q[i].end >= first + batch_ns)
                         return L.q[i].end;
-        return NEVER;
+        }
+        return first == NEVER ? NEVER : first + batch_ns;
 }
 
 void line_flush(void) {
@@ -436,17 +536,20 @@ void line_flush(void) {
         if (h.rs485)
                 for (int k = 0; k < h.n_pads; k++)
                         bound = min64(bound, pad_eot(&h.pads[k]));
-        for (size_t i = 0; i < L.n && n < sizeof out; i++) {
+        if (!L.n_to_host)
+                return;
+        for (size_t i = L.lo; i < L.hi && n < sizeof out; i++) {
                 struct wire_byte *e = &L.q[i];
 
                 if (!e->to_host)
                         continue;
-                if (e->end > bound)
+                if (e->end > bound || e->held)
                         break;
-                if (now - e->end > L.pty_late_max_ns)
+                if (e->heard == 0 && now - e->end > L.pty_late_max_ns)
                         L.pty_late_max_ns = now - e->end;
                 out[n++] = e->heard;
                 e->to_host = 0;
+                L.n_to_host--;
         }
         if (!n)
                 return;
@@ -474,17 +577,21 @@ void line_pad_reset(struct pad *p) {
          * pin lets go and the line idles high); the one waiting in UDR0
          * never starts. */
         p->tx_free_ns = now;
-        for (size_t i = 0; i < L.n; i++) {
+        for (size_t i = L.lo; i < L.hi; i++) {
                 struct wire_byte *e = &L.q[i];
 
-                if (e->driver == p->index && e->start > now)
+                if (e->driver == p->index && e->start > now) {
+                        L.n_to_host -= e->to_host;
                         continue;
+                }
                 if (e->driver == p->index)
                         p->tx_free_ns = max64(p->tx_free_ns, e->end);
-                L.q[o++] = *e;
+                L.q[L.lo + o++] = *e;
         }
-        L.n = o;
-        p->out_in_frame = p->out_dropping = 0;
+        L.hi = L.lo + o;
+        if (p->out_deciding)
+                hold(p->index, p->out_frame_no, 0);
+        p->out_in_frame = p->out_dropping = p->out_deciding = 0;
         p->out_frame.len = 0;
         p->de_on_ns = NEVER;            /* DE lets go now: no fault of the firmware's */
         for (int k = 0; k < h.n_pads; k++)
@@ -511,7 +618,7 @@ void line_pad_de(struct pad *p, int on) {
 
 void line_stats(void) {
         say_line(&h.pads[0], "  line: %s, collisions %" PRIu64 " (%" PRIu64 " bytes), host bytes %" PRIu64
-                             ", bytes the pty did not take %" PRIu64 ", written to the pty late by up to %.1f µs",
+                             ", bytes the pty did not take %" PRIu64 ", delimiters written to the pty late by up to %.1f µs",
                  h.rs485 ? "RS-485 bus" : "full-duplex", L.collisions, L.collided_bytes, L.host_bytes, L.pty_lost,
                  (double) L.pty_late_max_ns / 1000);
 }
