@@ -26,12 +26,18 @@
  * (F_CPU (1 + ppm 10^-6)) on CLOCK_MONOTONIC ("line time").  The loop
  * takes the wall clock's now, advances every pad to it, writes to the pty
  * what is due, and only when every pad has caught up waits (ppoll on the
- * pty and stdin) until the earliest of: a pad's next cycle timer, a byte
- * due to reach a pad or the pty, a scheduled edge or reset.  simavr's sleep
+ * pty and stdin) until the earliest of: a frame's delimiter due at the pty,
+ * or something due inside a pad (its next cycle timer, a byte reaching it,
+ * a scheduled edge or reset) but, unless a pad is sending, no sooner than
+ * SLICE_NS (50 µs) after the last round — so between rounds the pads lag
+ * the wall clock by up to a slice, rather than the loop waking for every
+ * byte time; a frame's first byte may come to light that late, its
+ * delimiter not.  simavr's sleep
  * callback never waits: it only stops a sleeping chip's jump at the pad's
  * horizon (below).  Busy code is not run faster than the firmware would to
- * catch up: a loaded host makes emulated time lag, and the lag is reported
- * (`time`, `stats`).
+ * catch up: a loaded host (or several busy pads: each costs about one
+ * chip's emulation, 0.35 s of CPU a second under a flood of host frames)
+ * makes emulated time lag, and the lag is reported (`time`, `stats`).
  *
  * Lockstep.  Several pads run one at a time, always the one furthest
  * behind, and none past another pad's "earliest transmission" (the next
@@ -44,7 +50,9 @@
  * The line.  A byte a pad writes occupies the wire for 10 bit times at the
  * rate its firmware set (UBRR0, U2X0), from when its shift register takes
  * it (once the byte before has left), and reaches the pty at the end of its
- * stop bit, as a real UART receiver on the host would get it.  What the
+ * stop bit, as a real UART receiver on the host would get it (a frame's
+ * delimiter then, the bytes before it up to a slice late; `stats` says how
+ * late the delimiters were written, with the emulation lagging).  What the
  * host writes goes on the wire as it is read, one byte after the other at
  * pad 0's rate, and reaches each pad's receiver at the end of its stop bit
  * (our receiver: two bytes buffered and one in the shift register, a
@@ -54,8 +62,8 @@
  * and so is DE dropped before the last stop bit has left.  Every byte
  * reaches the host and every other pad whose DE is low (DE and /RE are
  * tied: a driving pad hears nothing).  Two drivers at once (the host
- * included) are a collision: each byte is heard as the AND of the bytes it
- * overlapped, so the frames fail their CRC; counted, and printed once per
+ * included) are a collision: where bytes overlap one byte is heard, the
+ * AND of them, so the frames fail their CRC; counted, and printed once per
  * pair of drivers until their bytes stop overlapping.
  * --link PATH keeps a symlink to the pty, as arbiter-padsim --link does.
  *
@@ -297,6 +305,7 @@ static void run_commands(void) {
  * after the last round. */
 static int64_t next_due(int64_t round) {
         int64_t pads = NEVER;
+        int sending = 0;
 
         for (int k = 0; k < h.n_pads; k++) {
                 struct pad *p = &h.pads[k];
@@ -305,8 +314,11 @@ static int64_t next_due(int64_t round) {
                 if (p->buzz_on)
                         pads = min64(pads, pad_ns(p, p->buzz_last + (avr_cycle_count_t) BUZZ_QUIET_US
                                                                           * (F_CPU / 1000000) + 1));
+                sending |= p->tx_free_ns > round;
         }
-        if (pads != NEVER && pads < round + SLICE_NS)
+        /* A pad sending a frame is followed byte by byte, so that its
+         * delimiter is known before its stop bit ends. */
+        if (!sending && pads != NEVER && pads < round + SLICE_NS)
                 pads = round + SLICE_NS;
         return min64(pads, line_next_flush_ns(SLICE_NS));
 }
