@@ -124,7 +124,7 @@ screenshots: deps
 	$(Q)ARBITER_WEB_SCREENSHOTS=$(CURDIR)/docs/screenshots tests/run.sh $(BUILD) test_web_browser
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory build $(BENCH_BINS) $(LOADGEN) $(SSE_FANOUT)
+	$(Q)$(MAKE) --no-print-directory build $(BENCH_BINS) $(LOADGEN) $(SSE_FANOUT) $(FW_DIR)/pad.elf $(AVR_HARNESS)
 	$(Q)tests/bench/run.sh $(BUILD)
 
 # Long scenes, each a script tests/soak/*.sh bounded by SOAK_SECONDS; a new

@@ -42,6 +42,9 @@ echo
 echo "== ratings at a million results: a new result's step, a full recompute, the loop meanwhile (issue 12)"
 tests/bench/ratings.sh "$build"
 echo
+echo "== the reference firmware on emulated pads next to arbiter-padsim (issue 16)"
+tests/bench/avr.sh "$build"
+echo
 echo "== live fan-out against nginx + nchan (issue 15)"
 tests/bench/fanout.sh "$build"
 echo
