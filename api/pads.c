@@ -127,14 +127,23 @@ json_t *api_pad_json(const struct pad *p) {
         return j;
 }
 
+static json_t *polling_json(const struct padbus_port *p) {
+        if (!p->rs485)
+                return NULL;
+        return json_pack("{s:I, s:I, s:I, s:I}", "polls", (json_int_t) p->polling.polls,
+                         "poll_timeouts", (json_int_t) p->polling.poll_timeouts,
+                         "discoveries", (json_int_t) p->polling.discoveries,
+                         "dropped", (json_int_t) p->polling.dropped);
+}
+
 static json_t *port_json(const struct padbus_port *p) {
-        return json_pack("{s:s, s:b, s:b, s:b, s:b, s:i, s:s?, s:o, s:I, s:I, s:I}",
+        return json_pack("{s:s, s:b, s:b, s:b, s:b, s:i, s:s?, s:o, s:I, s:I, s:I, s:b, s:o?}",
                          "path", p->path, "open", p->open, "low_latency", p->low_latency,
                          "pseudo_terminal", p->is_pty, "wire_time", p->wire_time, "opens", (int) p->opens,
                          "error", p->last_error[0] ? p->last_error : NULL,
                          "faults", faults_json(&p->faults),
                          "tx_frames", (json_int_t) p->tx_frames, "tx_dropped", (json_int_t) p->tx_dropped,
-                         "bad_hellos", (json_int_t) p->bad_hellos);
+                         "bad_hellos", (json_int_t) p->bad_hellos, "rs485", p->rs485, "polling", polling_json(p));
 }
 
 void handle_pads_list(struct api_request *req) {

@@ -184,6 +184,9 @@ static const struct key keys[] = {
         { KEY("pads", "ports", KEY_STRING, pad_ports),
           .what = "serial port paths separated by spaces", .allow_empty = true,
           .def = "", .env = "ARBITER_PADS" },
+        { KEY("pads", "rs485_ports", KEY_STRING, pad_rs485_ports),
+          .what = "serial port paths separated by spaces, each also in ports", .allow_empty = true,
+          .def = "" },
         { KEY("pads", "baud", KEY_UINT, pad_baud),
           .min = 9600, .max = 4000000, .what = "bits per second", .def = "115200" },
         { KEY("pads", "heartbeat_timeout", KEY_UINT, pad_heartbeat_timeout_ms),
@@ -901,6 +904,20 @@ int config_apply_env(struct config *cfg, char *err, size_t errlen) {
         return 0;
 }
 
+/* Whether the blank-separated list holds the word w[0 .. n-1]. */
+static bool word_in(const char *list, const char *w, size_t n) {
+        for (const char *s = list ? list : ""; *s;) {
+                s += strspn(s, " \t");
+                size_t m = strcspn(s, " \t");
+                if (m == 0)
+                        break;
+                if (m == n && strncmp(s, w, n) == 0)
+                        return true;
+                s += m;
+        }
+        return false;
+}
+
 /* Keys that bound each other, once every source is in; reported as
  * "NAME: message", since the two may come from different lines or from the
  * defaults. */
@@ -910,6 +927,21 @@ static int check_together(const struct config *cfg, const char *name, char *err,
                            "the difference is what every request and event stream shares",
                            name, cfg->reserved_connections, cfg->max_connections);
                 return -EINVAL;
+        }
+        /* Every RS-485 bus is one of the ports. */
+        for (const char *s = cfg->pad_rs485_ports ? cfg->pad_rs485_ports : ""; *s;) {
+                s += strspn(s, " \t");
+                size_t n = strcspn(s, " \t");
+                if (n == 0)
+                        break;
+                if (!word_in(cfg->pad_ports, s, n)) {
+                        char q[QUOTE_BUF], path[CONFIG_LINE_MAX + 1];
+                        snprintf(path, sizeof path, "%.*s", (int) n, s);
+                        errbuf_set(err, errlen, "%s: [pads] rs485_ports names %s, which is not in [pads] ports "
+                                   "(an RS-485 bus is one of the ports: list it in both)", name, quote(q, path));
+                        return -EINVAL;
+                }
+                s += n;
         }
         return 0;
 }

@@ -92,6 +92,7 @@ static struct {
 } host_seq[2];                          /* [0] to our address, [1] broadcast */
 
 static uint32_t last_host_ms;
+static uint32_t last_turn_ms;           /* RS-485: the host last gave us a turn */
 static uint8_t host_gone;
 static uint8_t hello_due_now;           /* confirm ASSIGN, or greet a returned host */
 static uint32_t next_hello_ms, next_heartbeat_ms;
@@ -333,6 +334,7 @@ static void receive(struct uart_candidate *c, uint32_t now_ms) {
         last_host_ms = now_ms;
         if (host_gone) {
                 host_gone = 0;
+                last_turn_ms = now_ms;  /* it has PROTO_HOST_TIMEOUT_MS to poll us again */
                 if (address != PROTO_ADDR_UNASSIGNED)
                         hello_due_now = 1;
         }
@@ -340,17 +342,21 @@ static void receive(struct uart_candidate *c, uint32_t now_ms) {
                 return;
         uint8_t unicast = to != PROTO_ADDR_BROADCAST;
 
+        if (unicast)
+                last_turn_ms = now_ms;
+
         count_seq(!unicast, le16(f + 2));
         switch (type) {
         case PROTO_ASSIGN:
                 if (memcmp(p, cfg.uid, 8) != 0 || p[8] < 1 || p[8] > PROTO_ADDR_MAX)
                         return;
                 /* A new address is confirmed with a HELLO from it (section
-                 * 5).  The same address again is not: today's host answers
-                 * every HELLO with an ASSIGN (hardware/padbus.c,
-                 * pad_hello()), so a HELLO for each would never end; the
-                 * HEARTBEAT from the address, sent at once, says the same
-                 * (until the host and docs/protocol.md agree on this). */
+                 * 5).  The same address again is an ASSIGN re-sent that
+                 * crossed our HELLO: any frame from the address confirms
+                 * it, and another HELLO would only ask for another ASSIGN;
+                 * a HEARTBEAT at once on a full-duplex line, the turn's
+                 * answer (an event that is due, or a HEARTBEAT) on RS-485. */
+                last_turn_ms = now_ms;
                 if (address != p[8]) {
                         host_seq[0].seen = 0;
                         address = p[8];
@@ -545,6 +551,13 @@ int main(void) {
                 if (address != PROTO_ADDR_UNASSIGNED && !host_gone
                     && clock_ms_due(now_ms, last_host_ms + PROTO_HOST_TIMEOUT_MS))
                         host_gone = 1;
+                /* RS-485: a host that talks but has given us no turn for as
+                 * long does not know our address (it restarted and its
+                 * RESET was lost, or it refused us): start over, and the
+                 * next discovery finds us (section 10). */
+                if (cfg.rs485 && address != PROTO_ADDR_UNASSIGNED && !host_gone
+                    && clock_ms_due(now_ms, last_turn_ms + PROTO_HOST_TIMEOUT_MS))
+                        start_over(now_ms);
 
                 if (cfg.has_uid && !uart_tx_busy) {
                         if (sync_reply.armed && (int32_t) (clock_now() - sync_reply.due) >= 0)

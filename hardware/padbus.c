@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -111,6 +112,7 @@ struct port {
         int64_t next_beat_usec;
         int64_t tx_idle_usec;           /* when the last byte written has left the line: a
                                          * frame written before then waits for the ones ahead */
+        struct poller poll;             /* pub.rs485: the turns; every frame goes through it */
 };
 
 struct padbus {
@@ -158,10 +160,17 @@ static int64_t wire_usec(const struct port *p, size_t n) {
         return (int64_t) n * BITS_PER_BYTE * USEC_PER_SEC / p->bus->cfg.baud;
 }
 
-int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool wire_time, unsigned n_pads) {
-        if (!wire_time || baud == 0 || n_pads == 0)
+int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool wire_time, bool rs485, unsigned n_pads) {
+        int64_t need;
+
+        if (baud == 0 || n_pads == 0)
                 return configured_us;
-        int64_t need = (int64_t) n_pads * PRESS_FRAME_BYTES * BITS_PER_BYTE * USEC_PER_SEC / baud + USB_POLL_USEC;
+        if (rs485)
+                need = poller_cycle_usec(baud, n_pads) + USB_POLL_USEC;
+        else if (wire_time)
+                need = (int64_t) n_pads * PRESS_FRAME_BYTES * BITS_PER_BYTE * USEC_PER_SEC / baud + USB_POLL_USEC;
+        else
+                return configured_us;
         return need > configured_us ? need : configured_us;
 }
 
@@ -170,21 +179,26 @@ static int64_t effective_settle(const struct padbus *b);
 
 /* ---- sending ------------------------------------------------------------ */
 
-/* Writes one frame; the line is ours alone and frames are tiny, so a full
- * kernel buffer means the device is stuck: drop and count. Returns the
- * encoded length or -errno. */
-static int port_send(struct port *p, uint8_t address, struct frame *f) {
-        uint8_t buf[PROTO_MAX_ENCODED];
+static void frame_written(struct port *p, const struct frame *f);
+
+/* Writes one frame to f->address now (on RS-485 after the 0x00 every
+ * transmission starts with: docs/protocol.md section 4); frames are tiny,
+ * so a full kernel buffer means the device is stuck: drop and count.
+ * Returns the bytes written or -errno. */
+static int port_write(struct port *p, struct frame *f) {
+        uint8_t buf[1 + PROTO_MAX_ENCODED];
+        size_t lead = p->pub.rs485;
         int n;
 
         if (p->fd < 0)
                 return -ENOTCONN;
         f->version = PROTO_VERSION;
-        f->address = address;
-        f->seq = p->tx_seq[address]++;
-        n = frame_encode(f, buf, sizeof buf);
+        f->seq = p->tx_seq[f->address]++;
+        buf[0] = 0;
+        n = frame_encode(f, buf + lead, sizeof buf - lead);
         if (n < 0)
                 return n;
+        n += (int) lead;
         if (write(p->fd, buf, (size_t) n) != n) {
                 p->pub.tx_dropped++;
                 return -errno ? -errno : -EIO;
@@ -192,7 +206,34 @@ static int port_send(struct port *p, uint8_t address, struct frame *f) {
         int64_t now = now_usec();
         p->tx_idle_usec = (p->tx_idle_usec > now ? p->tx_idle_usec : now) + wire_usec(p, (size_t) n);
         p->pub.tx_frames++;
+        frame_written(p, f);
         return n;
+}
+
+/* Sends one frame to address: at once on a full-duplex line; on an RS-485
+ * bus it waits in the poller's queue for that device's turn (port_pump()).
+ * Returns the bytes written, 0 when queued, or -errno. */
+static int port_send(struct port *p, uint8_t address, struct frame *f) {
+        if (p->fd < 0)
+                return -ENOTCONN;
+        f->address = address;
+        if (!p->pub.rs485)
+                return port_write(p, f);
+        int r = poller_queue(&p->poll, f);
+        p->pub.polling = p->poll.counters;
+        if (r < 0)
+                p->pub.tx_dropped++;
+        return r;
+}
+
+/* Writes whatever the bus's turns want now. */
+static void port_pump(struct port *p, int64_t now) {
+        struct frame f;
+        int64_t wake;
+
+        while (p->fd >= 0 && poller_next(&p->poll, now, &f, &wake))
+                port_write(p, &f);
+        p->pub.polling = p->poll.counters;
 }
 
 static void send_ack_to(struct port *p, uint8_t address, uint16_t event_no) {
@@ -221,10 +262,7 @@ static void send_sync(struct padbus *b, struct pad_state *s, int64_t now) {
         n = port_send(s->port, s->pub.address, &f);
         if (n < 0)
                 return;
-        /* The pad stamps rx_time when the delimiter arrives: the last byte,
-         * which leaves once the frames written before it have. */
-        s->sync_sent_usec = s->port->tx_idle_usec;
-        s->pub.counters.syncs_sent++;
+        s->pub.counters.syncs_sent++;   /* t0 is set when it is written: frame_written() */
         s->next_sync_usec = now + (s->syncs_ok < SYNC_FAST_SAMPLES
                                            ? SYNC_FAST_INTERVAL_USEC
                                            : (int64_t) b->cfg.sync_interval_ms * USEC_PER_MSEC);
@@ -254,6 +292,40 @@ static struct device find_device(struct padbus *b, const struct port *p, uint8_t
                                 return (struct device) { s, (int) k };
         }
         return NO_DEVICE;
+}
+
+/* A frame has just been written to the line.  A SYNC's t0 is when its
+ * delimiter, the byte the pad stamps, has left: after whatever was written
+ * before it (docs/protocol.md section 8). */
+static void frame_written(struct port *p, const struct frame *f) {
+        if (f->type != PROTO_SYNC)
+                return;
+        struct device d = find_device(p->bus, p, f->address);
+        if (d.s && d.rival < 0)
+                d.s->sync_sent_usec = p->tx_idle_usec;
+}
+
+/* The devices on an RS-485 bus the poller gives turns to: every pad and
+ * every contesting rival with an address there (poller_devices_fn).  A
+ * refused device was told to forget its address; a rival on its pad's
+ * own line shares the pad's. */
+static size_t port_devices(void *userdata, struct poller_device out[POLLER_DEVICES_MAX]) {
+        const struct port *p = userdata;
+        const struct padbus *b = p->bus;
+        size_t n = 0;
+
+        for (size_t i = 0; i < b->n_pads; i++) {
+                const struct pad_state *s = b->pads[i];
+                if (s->port == p && s->pub.address && n < POLLER_DEVICES_MAX)
+                        out[n++] = (struct poller_device) { s->pub.address, s->pub.connected };
+                for (unsigned k = 0; k < s->pub.identity.n_rivals; k++) {
+                        const struct pad_rival *r = &s->pub.identity.rivals[k];
+                        if (s->rivals[k].port == p && r->address && !r->refused && !r->same_line &&
+                            n < POLLER_DEVICES_MAX)
+                                out[n++] = (struct poller_device) { r->address, r->connected };
+                }
+        }
+        return n;
 }
 
 static uint8_t free_address(struct padbus *b, const struct port *p, uint8_t wanted) {
@@ -772,9 +844,16 @@ static int64_t effective_settle(const struct padbus *b) {
                 unsigned n = 0;
                 if (!p->pub.open)
                         continue;
-                for (size_t k = 0; k < b->n_pads; k++)
-                        n += b->pads[k]->port == p && b->pads[k]->pub.connected;
-                int64_t s = padbus_settle_us(b->cfg.settle_us, b->cfg.baud, p->pub.wire_time, n);
+                if (p->pub.rs485) {
+                        struct poller_device d[POLLER_DEVICES_MAX];
+                        size_t m = port_devices((void *) p, d);
+                        for (size_t k = 0; k < m; k++)
+                                n += d[k].connected;
+                } else {
+                        for (size_t k = 0; k < b->n_pads; k++)
+                                n += b->pads[k]->port == p && b->pads[k]->pub.connected;
+                }
+                int64_t s = padbus_settle_us(b->cfg.settle_us, b->cfg.baud, p->pub.wire_time, p->pub.rs485, n);
                 if (s > settle)
                         settle = s;
         }
@@ -892,6 +971,8 @@ static void on_frame(void *userdata, const struct frame *f) {
 
         if (f->type >= 0x80)
                 return;         /* our own frames echoed by an RS-485 transceiver */
+        if (p->pub.rs485)
+                poller_heard(&p->poll, now, f->address);        /* the answer to its turn, maybe */
         if (f->type == PROTO_HELLO) {
                 d = on_hello(p, f, now);
         } else {
@@ -972,27 +1053,43 @@ static void port_close(struct port *p, const char *why) {
         }
 }
 
-static void on_readable(evutil_socket_t fd, short what, void *userdata) {
-        struct port *p = userdata;
+/* Candidates that ended on the line but did not decode: noise, or two
+ * pads' frames on top of each other. */
+static uint64_t faults_garbled(const struct frame_faults *f) {
+        return f->overlong + f->cobs + f->short_frame + f->crc + f->version + f->unknown_type + f->bad_length;
+}
+
+/* Reads and handles what the port has; false when it closed. */
+static bool port_read(struct port *p) {
         uint8_t buf[4096];
 
-        (void) what;
         for (;;) {
-                ssize_t n = read(fd, buf, sizeof buf);
+                ssize_t n = read(p->fd, buf, sizeof buf);
                 if (n > 0) {
+                        uint64_t bad = faults_garbled(&p->dec.faults);
                         frame_decoder_feed(&p->dec, buf, (size_t) n, on_frame, p);
                         p->pub.faults = p->dec.faults;
+                        if (p->pub.rs485 && faults_garbled(&p->dec.faults) != bad)
+                                poller_garbled(&p->poll, now_usec());
                         if ((size_t) n < sizeof buf)
-                                return;
+                                return true;
                         continue;
                 }
                 if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                        return;
+                        return true;
                 /* 0: the other end hung up; EIO: a pty whose master closed or
                  * a USB adapter that was pulled */
                 port_close(p, n == 0 ? "hung up" : strerror(errno));
-                return;
+                return false;
         }
+}
+
+static void on_readable(evutil_socket_t fd, short what, void *userdata) {
+        struct port *p = userdata;
+
+        (void) fd, (void) what;
+        if (port_read(p) && p->pub.rs485)
+                port_pump(p, now_usec());       /* the answer came: the next turn */
 }
 
 static bool path_is_pty(int fd) {
@@ -1036,10 +1133,12 @@ static void port_open(struct port *p) {
         frame_decoder_init(&p->dec);
         p->dec.faults = p->pub.faults;  /* counters run across reopens */
         memset(p->tx_seq, 0, sizeof p->tx_seq);
-        log_info("pad port %s open at %u baud%s%s", p->pub.path, b->cfg.baud,
+        if (p->pub.rs485)
+                poller_start(&p->poll, now_usec());     /* nothing queued while closed; discovery first */
+        log_info("pad port %s open at %u baud%s%s%s", p->pub.path, b->cfg.baud,
                  !p->pub.is_pty ? "" : p->pub.wire_time ? " (a pseudo-terminal, with the line's wire time)"
                                                         : " (a pseudo-terminal)",
-                 low_latency ? ", low latency" : "");
+                 low_latency ? ", low latency" : "", p->pub.rs485 ? ", an RS-485 bus: polled" : "");
         /* Pads that kept their address may not HELLO again: ask them to. */
         struct frame r;
         proto_pack_empty(&r, PROTO_RESET);
@@ -1056,7 +1155,8 @@ static void tick(struct padbus *b, int64_t now) {
                 struct port *p = &b->ports[i];
                 if (!p->pub.open && p->reopen_at_usec && now >= p->reopen_at_usec)
                         port_open(p);
-                if (p->pub.open && now >= p->next_beat_usec) {
+                /* On a bus the polls are the host's beats (docs/protocol.md section 9). */
+                if (p->pub.open && !p->pub.rs485 && now >= p->next_beat_usec) {
                         struct frame f;
                         proto_pack_empty(&f, PROTO_HOST_BEAT);
                         port_send(p, PROTO_ADDR_BROADCAST, &f);
@@ -1087,6 +1187,20 @@ static void tick(struct padbus *b, int64_t now) {
                 if (!s->sync_sent_usec && now >= s->next_sync_usec && s->pub.clock_hz)
                         send_sync(b, s, now);
         }
+        /* A bus's next turn, once what it has said is read: an answer
+         * that came while the loop was busy ends its turn, rather than
+         * the turn's deadline writing over it. */
+        for (size_t i = 0; i < b->n_ports; i++) {
+                struct port *p = &b->ports[i];
+                int avail = 0;
+                if (!p->pub.open || !p->pub.rs485)
+                        continue;
+                /* Only when there are bytes: a raw tty's read() returns 0
+                 * when there are none, which on_readable takes for a hang-up. */
+                if (ioctl(p->fd, FIONREAD, &avail) == 0 && avail > 0 && !port_read(p))
+                        continue;
+                port_pump(p, now_usec());
+        }
         release_settled(b, now);
 }
 
@@ -1103,7 +1217,9 @@ static int64_t next_deadline(const struct padbus *b, int64_t now) {
                 const struct port *p = &b->ports[i];
                 if (!p->pub.open && p->reopen_at_usec)
                         EARLIER(p->reopen_at_usec);
-                if (p->pub.open)
+                if (p->pub.open && p->pub.rs485)
+                        EARLIER(poller_wake(&p->poll));
+                else if (p->pub.open)
                         EARLIER(p->next_beat_usec);
         }
         for (size_t i = 0; i < b->n_pads; i++) {
@@ -1169,6 +1285,30 @@ static int parse_ports(struct padbus *b, const char *list) {
         return 0;
 }
 
+/* Marks the ports named in list as RS-485 buses; -EINVAL when one is not
+ * among the ports. */
+static int parse_rs485(struct padbus *b, const char *list) {
+        const char *s = list ? list : "";
+
+        while (*s) {
+                s += strspn(s, " \t");
+                size_t n = strcspn(s, " \t"), i;
+                if (n == 0)
+                        break;
+                for (i = 0; i < b->n_ports; i++)
+                        if (strlen(b->ports[i].pub.path) == n && strncmp(b->ports[i].pub.path, s, n) == 0)
+                                break;
+                if (i == b->n_ports)
+                        return log_error_errno(EINVAL, "[pads] rs485_ports names %.*s, which is not in [pads] ports",
+                                               (int) n, s);
+                b->ports[i].pub.rs485 = true;
+                s += n;
+        }
+        for (size_t i = 0; i < b->n_ports; i++)
+                poller_init(&b->ports[i].poll, b->cfg.baud, port_devices, &b->ports[i]);
+        return 0;
+}
+
 int padbus_new(struct loop *loop, const struct padbus_config *cfg, const struct padbus_events *events,
                struct padbus **ret) {
         struct padbus *b;
@@ -1184,12 +1324,15 @@ int padbus_new(struct loop *loop, const struct padbus_config *cfg, const struct 
         b->loop = loop;
         b->cfg = *cfg;
         b->cfg.ports = NULL;
+        b->cfg.rs485_ports = NULL;
         if (events)
                 b->events = *events;
         b->hook_id = -1;
         b->conflict_log = (struct ratelimit) { .interval_usec = IDENTITY_LOG_INTERVAL_USEC, .burst = IDENTITY_LOG_BURST };
         b->drop_log = b->conflict_log;
         r = parse_ports(b, cfg->ports);
+        if (r == 0)
+                r = parse_rs485(b, cfg->rs485_ports);
         if (r < 0) {
                 padbus_free(b);
                 return r;

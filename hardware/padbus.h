@@ -54,6 +54,17 @@
  * conflict) or an operator trusts it instead.  Conflicts, dropped presses
  * and refused frames are logged, at most 10 lines a minute of each kind.
  *
+ * Lines.  A port is a full-duplex line unless [pads] rs485_ports names it:
+ * then it is an RS-485 multi-drop bus, where the host speaks only in turns
+ * (docs/protocol.md section 10): every frame for a pad on it — ACK, LIGHT,
+ * BUZZ, LOCKOUT, SYNC, RESET, an ASSIGN — waits in the line's poller
+ * (hardware/poller.h) for that pad's turn, a pad with nothing waiting is
+ * polled with a HOST_BEAT, and a discovery (HOST_BEAT to address 0, then
+ * 16 HELLO slots of silence) finds new pads about once a second; no
+ * broadcast HOST_BEAT.  Its counters are the port's polling.  A
+ * pseudo-terminal has no wire time unless pty_wire_time says it stands for
+ * a line (an emulated pad); a bus's turns are timed at baud either way.
+ *
  * Presses: a PRESS is ACKed once it is durable (docs/protocol.md section
  * 5): at once, unless the events.received consumer takes the ACK over and
  * calls padbus_ack() when what the press made is stored.  Presses are
@@ -87,6 +98,7 @@
 
 #include "hardware/clock.h"
 #include "hardware/frame.h"
+#include "hardware/poller.h"
 
 struct loop;
 struct padbus;
@@ -95,6 +107,7 @@ struct padbus;
 
 struct padbus_config {
         const char *ports;              /* paths separated by blanks; NULL or "" for none */
+        const char *rs485_ports;        /* those of ports that are RS-485 buses; NULL or "" for none */
         unsigned baud;
         unsigned heartbeat_timeout_ms;
         unsigned sync_interval_ms;
@@ -181,6 +194,8 @@ struct padbus_port {
         struct frame_faults faults;     /* every frame fault seen on this port */
         uint64_t tx_frames, tx_dropped; /* dropped: the kernel buffer was full */
         uint64_t bad_hellos;            /* HELLOs with uid 0, an unknown kind or a bad button count: ignored */
+        bool rs485;                     /* a multi-drop bus: the host takes turns (hardware/poller.h) */
+        struct poller_counters polling; /* rs485: turns given, turns unanswered, discoveries */
 };
 
 struct pad_press {
@@ -272,13 +287,18 @@ int64_t padbus_effective_settle_us(const struct padbus *b);
 #define PADBUS_HISTORY 1024
 size_t padbus_presses_since(const struct padbus *b, uint64_t after, struct pad_press *out, size_t max);
 
-/* The settle window the driver really uses on a line: the configured one,
- * widened so that n_pads PRESS frames sent back to back (everyone pressed
- * at once on a shared line) plus one USB polling interval all arrive inside
- * it.  Without wire_time (a pseudo-terminal without pty_wire_time) frames
- * take no time.  At 115200 baud six pads need 6 × 1.39 ms + 1 ms ≈ 9.3 ms;
- * at 1 Mbaud 2 ms. */
-int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool wire_time, unsigned n_pads);
+/* The settle window the driver really uses on a line with n_pads connected
+ * pads: the configured one, widened so that a press made on one pad just
+ * after its last frame left still arrives inside it, plus one USB polling
+ * interval.  A full-duplex line: n_pads PRESS frames sent back to back
+ * (everyone pressed at once on a shared line); without wire_time (a
+ * pseudo-terminal without pty_wire_time) frames take no time.  At 115200
+ * baud six pads need 6 × 1.39 ms + 1 ms ≈ 9.3 ms; at 1 Mbaud 2 ms.  An
+ * RS-485 bus: the longest time between two turns of a pad
+ * (poller_cycle_usec: the other pads' turns, one discovery and a round's
+ * minimum; counted at baud, pty or not): at 1 Mbaud 14 ms for one pad,
+ * 21 ms for six. */
+int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool wire_time, bool rs485, unsigned n_pads);
 
 const char *pad_kind_to_string(uint8_t kind);
 

@@ -85,6 +85,7 @@ static void assert_config_equal(const struct config *a, const struct config *b) 
         assert_int_equal(a->pad_settle_us, b->pad_settle_us);
         assert_int_equal(a->pad_reopen_ms, b->pad_reopen_ms);
         assert_int_equal(a->pad_pty_wire_time, b->pad_pty_wire_time);
+        assert_string_equal(a->pad_rs485_ports, b->pad_rs485_ports);
         assert_int_equal(a->housekeeping_ms, b->housekeeping_ms);
         assert_int_equal(a->shutdown_timeout_s, b->shutdown_timeout_s);
 }
@@ -981,6 +982,19 @@ static void test_pad_lines(void **state) {
         assert_true(cfg.pad_pty_wire_time);
         config_done(&cfg);
         parse_fails("[pads]\npty_wire_time = sometimes\n", "t.conf:2: ", "pty_wire_time: \"sometimes\" is not a boolean");
+
+        /* RS-485 buses: each one of the ports */
+        assert_int_equal(config_defaults(&cfg), 0);
+        assert_string_equal(cfg.pad_rs485_ports, "");
+        config_done(&cfg);
+        parse_ok(&cfg, "[pads]\nports = /dev/ttyUSB0 /dev/ttyUSB1  /dev/ttyUSB2\nrs485_ports = /dev/ttyUSB2 /dev/ttyUSB0\n");
+        assert_string_equal(cfg.pad_rs485_ports, "/dev/ttyUSB2 /dev/ttyUSB0");
+        config_done(&cfg);
+        parse_ok(&cfg, "[pads]\nrs485_ports =\n");
+        config_done(&cfg);
+        parse_fails("[pads]\nports = /dev/ttyUSB0 /dev/ttyUSB1\nrs485_ports = /dev/ttyUSB1 /dev/ttyUSB\n", "t.conf: ",
+                    "[pads] rs485_ports names \"/dev/ttyUSB\", which is not in [pads] ports");
+        parse_fails("[pads]\nrs485_ports = /dev/ttyUSB0\n", "t.conf: ", "which is not in [pads] ports");
 }
 
 static void test_bus_to_string(void **state) {
