@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include <sim_avr.h>
+#include <sim_elf.h>
 #include <avr_uart.h>
 
 #define F_CPU                   16000000u
@@ -65,6 +66,7 @@ struct frame_acc {
 struct pad {
         int index;
         avr_t *avr;
+        elf_firmware_t fw;              /* kept: simavr may point into it */
         double ppm;
         double ns_per_cycle;            /* 10^9 / (F_CPU (1 + ppm 10^-6)) */
         uint64_t uid;

@@ -529,7 +529,7 @@ static void logger(struct avr_t *avr, const int level, const char *format, va_li
 }
 
 int pad_init(struct pad *p, int index, const char *elf, const uint8_t *ee, int have_uid) {
-        elf_firmware_t fw;
+        elf_firmware_t *fw = &p->fw;
 
         avr_global_logger_set(logger);
         p->index = index;
@@ -538,8 +538,8 @@ int pad_init(struct pad *p, int index, const char *elf, const uint8_t *ee, int h
         p->next_rx = NO_CYCLE;
         p->drop_out_type = p->drop_in_type = -1;
         p->horizon = NO_CYCLE;
-        memset(&fw, 0, sizeof fw);
-        if (elf_read_firmware(elf, &fw) != 0) {
+        memset(fw, 0, sizeof *fw);
+        if (elf_read_firmware(elf, fw) != 0) {
                 fprintf(stderr, "avrpad: cannot read %s\n", elf);
                 return -1;
         }
@@ -548,8 +548,8 @@ int pad_init(struct pad *p, int index, const char *elf, const uint8_t *ee, int h
                 fprintf(stderr, "avrpad: simavr has no atmega328p\n");
                 return -1;
         }
-        fw.frequency = F_CPU;
-        avr_load_firmware(p->avr, &fw);
+        fw->frequency = F_CPU;
+        avr_load_firmware(p->avr, fw);
         p->avr->log = LOG_WARNING;
         p->avr->sleep = sleep_cb;
 
