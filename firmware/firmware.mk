@@ -87,9 +87,13 @@ $(AVR_HARNESS_OBJS): $(BUILD)/tests/avr/%.o: tests/avr/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(BASEFLAGS) $(SIMAVR_CFLAGS) -c -o $@ $<
 
+# Only the objects are linked: a build directory that made avrpad from
+# avrpad.c alone still has that build's avrpad.d, which names the C file
+# and its headers as prerequisites of $(AVR_HARNESS) until avrpad.o's own
+# replaces it (linked with them, cc wrote a precompiled header as avrpad).
 $(AVR_HARNESS): $(AVR_HARNESS_OBJS)
 	@echo "  LINK    $@"
-	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(SIMAVR_LIBS) -lm
+	$(Q)$(CC) $(SANFLAGS) -o $@ $(filter %.o,$^) $(SIMAVR_LIBS) -lm
 
 avr-harness: deps
 	$(Q)$(MAKE) --no-print-directory $(AVR_HARNESS)

@@ -58,14 +58,6 @@ void avr_stage_start(struct avr_stage *s, unsigned n, uint64_t uid_base, const i
                         args[k++] = *a;
                 avrpad_start(&s->pads[i], args);
                 fprintf(f, "%s%s", i ? " " : "", s->pads[i].pty);
-
-                /* the line between the pad's emulated clock and the host's */
-                char line[256];
-                size_t at = avrpad_mark(&s->pads[i]);
-                avrpad_send(&s->pads[i], "time");
-                avrpad_expect(&s->pads[i], &at, "] time host_us ", line, sizeof line);
-                s->e0[i] = avrpad_emu_us(line);
-                s->x0[i] = avrpad_field(line, "host_us");
         }
         fclose(f);
 
@@ -74,6 +66,8 @@ void avr_stage_start(struct avr_stage *s, unsigned n, uint64_t uid_base, const i
         assert_non_null(f);
         fputs(config, f);
         fclose(f);
+        s->admin_token = create_token("admin", unique_name("admin"));
+        s->referee_token = create_token("referee", unique_name("referee"));
         assert_true(asprintf(&env_pads, "ARBITER_PADS=%s", ports) > 0);
         assert_true(asprintf(&arg, "--config=%s", s->config_path) > 0);
         const char *env[] = { env_pads, NULL };
@@ -82,11 +76,15 @@ void avr_stage_start(struct avr_stage *s, unsigned n, uint64_t uid_base, const i
         free(env_pads);
         free(arg);
         free(ports);
+        assert_true(wait_tokens_loaded(&s->daemon, HARNESS_WAIT_MS));
+        avr_stage_wait_synced(s);
+}
 
+void avr_stage_wait_synced(struct avr_stage *s) {
         for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; !all_synced(s);) {
                 if (mono_ms() > deadline)
                         fail_msg("the %u emulated pads did not all connect and sync (see %s and the pads' "
-                                 "output, %s …)", n, s->daemon.log_path, s->pads[0].out_path);
+                                 "output, %s …)", s->n_pads, s->daemon.log_path, s->pads[0].out_path);
                 usleep(50000);
         }
 }
@@ -111,7 +109,9 @@ void avr_stage_stop(struct avr_stage *s) {
                 avrpad_stop(p);
         }
         free(s->config_path);
-        s->config_path = NULL;
+        free(s->admin_token);
+        free(s->referee_token);
+        s->config_path = s->admin_token = s->referee_token = NULL;
         if (st != 0)
                 fail_msg("the daemon exited with %d (see %s)", st, s->daemon.log_path);
         if (bad)
@@ -187,17 +187,13 @@ int64_t avr_stage_soon(void) {
         return mono_us() + AVR_STAGE_LEAD_US;
 }
 
-/* Pad i's emulated µs for host µs host_us: its clock runs at
- * F_CPU (1 + ppm 10^-6), and e0 stands for x0. */
-static double emulated_at(struct avr_stage *s, unsigned i, int64_t host_us) {
-        return s->e0[i] + (double) (host_us - s->x0[i]) * (1.0 + s->pads[i].ppm * 1e-6);
-}
-
 void avr_stage_schedule(struct avr_stage *s, unsigned i, unsigned button, int64_t host_us, int64_t hold_us,
                         size_t *mark) {
         *mark = avrpad_mark(&s->pads[i]);
-        avrpad_send(&s->pads[i], "press %u %.1f", button, emulated_at(s, i, host_us));
-        avrpad_send(&s->pads[i], "release %u %.1f", button, emulated_at(s, i, host_us + hold_us));
+        /* hNNN: host µs, which the pad turns into its own emulated time
+         * through its crystal */
+        avrpad_send(&s->pads[i], "press %u h%" PRId64, button, host_us);
+        avrpad_send(&s->pads[i], "release %u h%" PRId64, button, host_us + hold_us);
 }
 
 int64_t avr_stage_pressed(struct avr_stage *s, unsigned i, unsigned button, size_t *mark) {

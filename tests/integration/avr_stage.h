@@ -4,10 +4,10 @@
  * ports, every pad connected and its clock synced before a test starts.
  *
  * Presses are injected at chosen host times (CLOCK_MONOTONIC µs, the clock
- * arbiterd reports in), each pad's emulated time computed from its own
- * crystal, so that two pads in two processes press when the test says; the
- * pad prints the host time each edge stands for, which is what arbiterd's
- * reported times are checked against. */
+ * arbiterd reports in: avrpad's hNNN, which each pad turns into its own
+ * emulated time through its crystal), so that two pads in two processes
+ * press when the test says; the pad prints the host time each edge stands
+ * for, which is what arbiterd's reported times are checked against. */
 #ifndef ARBITER_TESTS_AVR_STAGE_H
 #define ARBITER_TESTS_AVR_STAGE_H
 
@@ -28,23 +28,26 @@ struct avr_stage {
         struct avrpad_proc pads[AVR_STAGE_MAX_PADS];
         unsigned n_pads;
         char ids[AVR_STAGE_MAX_PADS][17];       /* the uids as /v1/pads names them */
-        /* each pad's emulated µs e0 and the host µs x0 it stands for, from
-         * its `time` */
-        double e0[AVR_STAGE_MAX_PADS];
-        int64_t x0[AVR_STAGE_MAX_PADS];
         char *config_path;
+        /* made before the daemon starts, so that its first load of the
+         * tokens has them */
+        char *admin_token, *referee_token;
 };
 
 /* Starts n pads, uid uid_base + i and crystal ppm[i] each (with pad_args,
  * NULL-terminated, may be NULL, added to every pad's), then the daemon
  * with the pads' ptys as its ports and config as its configuration file
- * (its [pads] section included); waits until every pad is connected and
- * synced. */
+ * (its [pads] section included), an admin and a referee token made
+ * before it starts; waits until every pad is connected and synced. */
 void avr_stage_start(struct avr_stage *s, unsigned n, uint64_t uid_base, const int *ppm, const char *const *pad_args,
                      const char *config);
 /* Stops the daemon (SIGTERM) and the pads; fails the test when the daemon
  * did not exit with 0 or a pad printed an error or its chip stopped. */
 void avr_stage_stop(struct avr_stage *s);
+
+/* Waits until every pad is connected and its clock synced; fails the test
+ * after HARNESS_WAIT_MS. */
+void avr_stage_wait_synced(struct avr_stage *s);
 
 /* GET /v1/pads/{id} of pad i (a new reference). */
 json_t *avr_stage_pad(struct avr_stage *s, unsigned i);

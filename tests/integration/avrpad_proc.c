@@ -190,12 +190,6 @@ void avrpad_start(struct avrpad_proc *p, const char *const *args) {
         if (strncmp(line, "PTY ", 4) != 0)
                 fail_msg("avrpad's first line should be \"PTY <path>\", not \"%s\"", line);
         snprintf(p->pty, sizeof p->pty, "%.127s", line + 4);
-        /* second: "[0.0] atmega328p at 16000000 Hz, crystal +30.0 ppm, ..." */
-        avrpad_expect(p, &at, " ppm, ", line, sizeof line);
-        const char *crystal = strstr(line, "crystal ");
-        if (!crystal)
-                fail_msg("avrpad's second line names no crystal: \"%s\"", line);
-        p->ppm = strtod(crystal + 8, NULL);
 }
 
 void avrpad_send(struct avrpad_proc *p, const char *fmt, ...) {
@@ -305,19 +299,6 @@ double avrpad_emu_us(const char *line) {
         if (line[0] != '[')
                 fail_msg("the pad's line \"%s\" has no emulated time", line);
         return strtod(line + 1, NULL);
-}
-
-int64_t avrpad_host_now(struct avrpad_proc *p, double *ret_lag_us) {
-        char line[256];
-        size_t at = avrpad_mark(p);
-
-        avrpad_send(p, "time");
-        avrpad_expect(p, &at, "] time host_us ", line, sizeof line);
-        if (ret_lag_us) {
-                const char *lag = strstr(line, " lag_us ");
-                *ret_lag_us = lag ? strtod(lag + 8, NULL) : 0;
-        }
-        return avrpad_field(line, "host_us");
 }
 
 int avrpad_stop(struct avrpad_proc *p) {

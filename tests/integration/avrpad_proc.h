@@ -31,7 +31,6 @@ struct avrpad_proc {
         char pty[128];                  /* the line, from its "PTY" line */
         char log_path[256];             /* its stderr */
         char out_path[256];             /* a copy of its stdout */
-        double ppm;                     /* its crystal's error, as it says */
 
         pthread_t reader;
         bool reading;
@@ -71,11 +70,6 @@ unsigned avrpad_count(struct avrpad_proc *p, size_t from, const char *needle);
 int64_t avrpad_field(const char *line, const char *key);
 /* The emulated µs at the start of an output line ("[1500000.1] ..."). */
 double avrpad_emu_us(const char *line);
-
-/* Asks `time`: the host CLOCK_MONOTONIC µs the pad's emulated "now" stands
- * for, and (ret_lag_us, may be NULL) how far its emulation is behind the
- * wall clock. */
-int64_t avrpad_host_now(struct avrpad_proc *p, double *ret_lag_us);
 
 /* Stops it: quit, then SIGKILL when it has not exited within a few
  * seconds; reaps it and its reader.  Returns its exit status (128 + signal

@@ -8,7 +8,8 @@
  * a tiebreak, and every call or tie agrees with the times and
  * uncertainties GET /v1/presses reports ("The tie set").  The verdicts come
  * back to the pins: a correct call lights the button that made it, a wrong
- * one sounds the buzzer, a tie blinks the tied pads' lights.  And a whole
+ * one sounds the buzzer, a tie blinks the tied pads' lights.  A pad whose
+ * chip is reset mid-match comes back as itself and plays on.  And a whole
  * match is played to its end on the pads.
  *
  * Timing goes through signals only (an event, a state the daemon shows, a
@@ -53,7 +54,6 @@ static const int crystal_ppm[N_PADS] = { -45, 25 };
 static struct avr_stage stage;
 /* Presses each pad made (printed), for the daemon's counters. */
 static unsigned made[N_PADS];
-static char *admin_token, *referee_token;
 static json_int_t table_id;
 
 static void expect(const struct http_reply *r, long status) {
@@ -74,13 +74,11 @@ static int setup(void **state) {
         char body[512];
         (void) state;
 
-        avr_stage_start(&stage, N_PADS, UID_BASE, crystal_ppm, NULL, config_text);
-        admin_token = create_token("admin", unique_name("admin"));
-        referee_token = create_token("referee", unique_name("referee"));
-        assert_true(wait_tokens_loaded(&stage.daemon, HARNESS_WAIT_MS));
+        const char *const args[] = { "--trace", NULL };
+        avr_stage_start(&stage, N_PADS, UID_BASE, crystal_ppm, args, config_text);
         snprintf(body, sizeof body, "{\"name\": \"%s\", \"seats\": [{\"seat\": 1, \"pad\": \"%s\"}, "
                  "{\"seat\": 2, \"pad\": \"%s\"}]}", unique_name("avrtable"), stage.ids[0], stage.ids[1]);
-        http_post_json(&stage.daemon, "/v1/tables", admin_token, body, &r);
+        http_post_json(&stage.daemon, "/v1/tables", stage.admin_token, body, &r);
         expect(&r, 201);
         table_id = jint(r.json, "id");
         http_reply_done(&r);
@@ -90,8 +88,6 @@ static int setup(void **state) {
 static int teardown(void **state) {
         (void) state;
         avr_stage_stop(&stage);
-        free(admin_token);
-        free(referee_token);
         return 0;
 }
 
@@ -134,14 +130,14 @@ static json_int_t start_match(struct stream *st) {
         snprintf(body, sizeof body, "{\"game\": \"crash-pilot\", \"table\": %lld, \"players\": [\"Ada\", \"Bo\"], "
                  "\"seed\": 5, \"config\": {\"reveal\": {\"pause_ms\": 300, \"timeout_ms\": 120000}}}",
                  (long long) table_id);
-        http_post_json(&stage.daemon, "/v1/matches", referee_token, body, &r);
+        http_post_json(&stage.daemon, "/v1/matches", stage.referee_token, body, &r);
         expect(&r, 201);
         json_int_t id = jint(r.json, "id");
         http_reply_done(&r);
         snprintf(path, sizeof path, "/v1/matches/%lld/events", (long long) id);
         stream_open(st, stage.daemon.url, path, NULL);
         snprintf(path, sizeof path, "/v1/matches/%lld/start", (long long) id);
-        http_post_json(&stage.daemon, path, referee_token, "{}", &r);
+        http_post_json(&stage.daemon, path, stage.referee_token, "{}", &r);
         expect(&r, 200);
         http_reply_done(&r);
         return id;
@@ -152,7 +148,7 @@ static void abort_match(json_int_t id) {
         char path[96];
 
         snprintf(path, sizeof path, "/v1/matches/%lld/abort", (long long) id);
-        http_post_json(&stage.daemon, path, referee_token, "{}", &r);
+        http_post_json(&stage.daemon, path, stage.referee_token, "{}", &r);
         expect(&r, 200);
         http_reply_done(&r);
 }
@@ -398,6 +394,73 @@ static void lights_and_buzzer_reach_the_pins(void **state) {
         abort_match(id);
 }
 
+/* The chip's reset pin pulled mid-match (avrpad's reset: the power stays,
+ * so do the EEPROM and the uid): the firmware starts over and says HELLO
+ * from address 0; the daemon knows the pad — the same one in GET /v1/pads
+ * (no other appears), the same address again, its clock synced anew — and
+ * the match goes on: the pad's next presses, numbered from 0 again, are
+ * judged into its seat's calls. */
+static void a_pad_reset_mid_match_keeps_its_identity(void **state) {
+        struct stream st;
+        size_t at = 0, mark;
+        json_int_t w = 0;
+        char line[256], needle[64];
+        (void) state;
+
+        json_int_t id = start_match(&st);
+        json_t *v = cp_wait_window(public_view, id, w);
+        unsigned b = pick_button(v, false);
+        w = cp_window_id(v);
+        json_decref(v);
+        tap(0, b);
+        const struct event *ev = next_event(&st, &at, decisions);
+        assert_int_equal(jint(ev->data, "seat"), 1);
+
+        json_t *pad = avr_stage_pad(&stage, 0);
+        json_int_t address = jint(pad, "address");
+        json_decref(pad);
+        mark = avrpad_mark(&stage.pads[0]);
+        avrpad_send(&stage.pads[0], "reset");
+        avrpad_expect(&stage.pads[0], &mark, "] reset host_us ", line, sizeof line);
+        avrpad_expect(&stage.pads[0], &mark, "pad>  addr 0 seq 0 type 0x01 ", line, sizeof line);
+        avrpad_expect(&stage.pads[0], &mark, " type 0x81 ", line, sizeof line);
+        snprintf(needle, sizeof needle, "pad>  addr %lld ", (long long) address);
+        avrpad_expect(&stage.pads[0], &mark, needle, line, sizeof line);
+        avr_stage_wait_synced(&stage);
+
+        /* the same two pads, the reset one at its address */
+        struct http_reply r;
+        size_t i, ours = 0;
+        json_t *it;
+        http_get(&stage.daemon, "/v1/pads", NULL, &r);
+        json_array_foreach(json_object_get(r.json, "items"), i, it) {
+                const char *pid = json_string_value(json_object_get(it, "id"));
+                ours += strcmp(pid, stage.ids[0]) == 0 || strcmp(pid, stage.ids[1]) == 0;
+                if (strcmp(pid, stage.ids[0]) == 0)
+                        assert_int_equal(jint(it, "address"), address);
+        }
+        http_reply_done(&r);
+        assert_int_equal(ours, N_PADS);
+
+        /* the match goes on, on the reset pad's presses */
+        for (int k = 0; k < 2; k++) {
+                v = cp_wait_window(public_view, id, w);
+                b = pick_button(v, false);
+                w = cp_window_id(v);
+                json_decref(v);
+                tap(0, b);
+                ev = next_event(&st, &at, decisions);
+                assert_string_equal(ev->name, "call_judged");
+                assert_int_equal(jint(ev->data, "seat"), 1);
+                assert_string_equal(json_string_value(json_object_get(ev->data, "verdict")), "correct");
+        }
+        json_t *m = match_of(id);
+        assert_string_equal(json_string_value(json_object_get(m, "state")), "running");
+        json_decref(m);
+        stream_close(&st);
+        abort_match(id);
+}
+
 /* A whole match on the pads, to its end: seat 1 (pad 0) calls right, seat
  * 2 (pad 1) once wrong; both press at once and tie, and seat 2 wins the
  * tiebreak; seat 1 then calls right until its stack is out (13 cards for
@@ -474,7 +537,7 @@ static void a_whole_match_is_played_on_the_pads(void **state) {
         size_t i, pad_inputs = 0;
         json_t *it;
         snprintf(path, sizeof path, "/v1/matches/%lld/log", (long long) id);
-        http_get(&stage.daemon, path, referee_token, &r);
+        http_get(&stage.daemon, path, stage.referee_token, &r);
         expect(&r, 200);
         json_array_foreach(json_object_get(r.json, "items"), i, it) {
                 const char *kind = json_string_value(json_object_get(it, "kind"));
@@ -500,6 +563,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(the_judge_orders_what_it_can_and_ties_the_rest),
                 cmocka_unit_test(lights_and_buzzer_reach_the_pins),
+                cmocka_unit_test(a_pad_reset_mid_match_keeps_its_identity),
                 cmocka_unit_test(a_whole_match_is_played_on_the_pads),
         };
         curl_global_init(CURL_GLOBAL_ALL);

@@ -7,7 +7,8 @@
  * presses were injected at, within the uncertainty it reports with each;
  * presses on two pads, injected from 3 ms apart down to the same
  * microsecond, are never reported in the wrong order beyond that
- * uncertainty, and GET /v1/presses lists them in pad-time order.
+ * uncertainty, and GET /v1/presses lists them in pad-time order; a frame
+ * lost either way is resent and the press delivered once.
  *
  * Timing goes through signals only (a line the pad prints, a state the
  * daemon shows); what is compared is what the daemon claims about times it
@@ -243,11 +244,86 @@ static void presses_on_two_pads_are_never_out_of_order(void **state) {
         json_decref(items);
 }
 
+
+/* --trace: the pending events of pad i's next HEARTBEAT after *mark
+ * ("pad>  addr A seq S type 0x05" pad_time(4) pending(2) rx_errors(2)). */
+static unsigned next_heartbeat_pending(unsigned i, size_t *mark) {
+        char line[256];
+        unsigned b[8];
+
+        avrpad_expect(&stage.pads[i], mark, " type 0x05 ", line, sizeof line);
+        const char *at = strstr(line, " type 0x05 ") + strlen(" type 0x05 ");
+        if (sscanf(at, "%x %x %x %x %x %x %x %x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7]) != 8)
+                fail_msg("a HEARTBEAT the harness printed oddly: %s", line);
+        return b[4] | b[5] << 8;
+}
+
+/* One frame lost each way (avrpad's drop, by type).  The pad's PRESS lost
+ * on the line (drop out): no ACK comes, the pad sends it again, and the
+ * daemon delivers the press once.  The daemon's ACK lost on its way to the
+ * pad (drop in): the pad sends the PRESS again, the daemon sees a
+ * duplicate, ACKs it again, and still delivers the press once.  Each time
+ * the pad ends with nothing pending (its HEARTBEAT says so), and the
+ * press is in GET /v1/presses once and in the pad's counters once. */
+static void a_lost_frame_is_resent_and_delivered_once(void **state) {
+        static const struct {
+                const char *command, *printed;
+        } losses[] = {
+                { "drop out 1 PRESS", "] dropped out frame addr " },
+                { "drop in 1 ACK", "] dropped in frame addr " },
+        };
+        (void) state;
+
+        for (unsigned k = 0; k < sizeof losses / sizeof losses[0]; k++) {
+                const unsigned pad = k % N_PADS, button = 3;
+                struct avrpad_proc *p = &stage.pads[pad];
+                json_int_t after = avr_stage_press_seq(&stage);
+                json_int_t presses = avr_stage_counter(&stage, pad, "presses");
+                json_int_t duplicates = avr_stage_counter(&stage, pad, "duplicates");
+                char line[256], needle[64];
+                size_t mark = avrpad_mark(p);
+
+                avrpad_send(p, "%s", losses[k].command);
+                avr_stage_tap(&stage, pad, button);
+                avrpad_expect(p, &mark, losses[k].printed, line, sizeof line);
+                assert_non_null(strstr(line, k == 0 ? " type 0x02 " : " type 0x82 "));
+
+                json_t *items = avr_stage_presses(&stage, after, 1);
+                json_t *it = json_array_get(items, 0);
+                assert_string_equal(json_string_value(json_object_get(it, "pad")), stage.ids[pad]);
+                assert_int_equal(jint(it, "button"), button);
+                json_int_t event_no = jint(it, "event_no");
+                json_decref(items);
+
+                /* the pad sent the PRESS again after the loss */
+                snprintf(needle, sizeof needle, " type 0x02 %02x %02x %02x ", (unsigned) (event_no & 0xff),
+                         (unsigned) (event_no >> 8 & 0xff), button);
+                avrpad_expect(p, &mark, needle, line, sizeof line);
+                /* until an ACK reached it: a HEARTBEAT with nothing pending */
+                while (next_heartbeat_pending(pad, &mark) != 0)
+                        ;
+                if (k == 1)
+                        assert_true(avr_stage_counter(&stage, pad, "duplicates") > duplicates);
+
+                /* delivered once */
+                items = avr_stage_presses(&stage, after, 1);
+                assert_int_equal(json_array_size(items), 1);
+                json_decref(items);
+                for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
+                     avr_stage_counter(&stage, pad, "presses") == presses && mono_ms() < deadline;)
+                        usleep(20000);
+                assert_int_equal(avr_stage_counter(&stage, pad, "presses"), presses + 1);
+                print_message("# %s: resent, delivered once (%lld duplicates seen)\n", losses[k].command,
+                              (long long) (avr_stage_counter(&stage, pad, "duplicates") - duplicates));
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(the_pads_are_discovered_and_addressed),
                 cmocka_unit_test(press_times_agree_with_the_injected_ones),
                 cmocka_unit_test(presses_on_two_pads_are_never_out_of_order),
+                cmocka_unit_test(a_lost_frame_is_resent_and_delivered_once),
         };
         curl_global_init(CURL_GLOBAL_ALL);
         int r = cmocka_run_group_tests(tests, setup, teardown);
