@@ -181,12 +181,26 @@ static int64_t min64(int64_t a, int64_t b) {
 
 /* ---- the scheduler ---- */
 
-/* Runs p up to line time lim_ns (one instruction at least: it is the pad
- * furthest behind), handing it its bytes and its scheduled edges on the
- * way; stops early when it puts a byte on the line. */
+/* The earliest line time p still has something to do at: its own time,
+ * or a byte or a scheduled edge due before it (a byte it was not yet
+ * safe to hand over when it ran ahead). */
+static int64_t pad_due_ns(const struct pad *p) {
+        avr_cycle_count_t c = p->avr->cycle;
+
+        if (p->next_rx < c)
+                c = p->next_rx;
+        if (p->next_sched < c)
+                c = p->next_sched;
+        return pad_ns(p, c);
+}
+
+/* Runs p up to line time lim_ns (one instruction at least when it has
+ * nothing else to do: it is the pad furthest behind), handing it its
+ * bytes and its scheduled edges on the way; stops early when it puts a
+ * byte on the line, or when a byte for it may not be handed over yet. */
 static void run_pad(struct pad *p, int64_t lim_ns) {
         avr_cycle_count_t lim = pad_cycle_at(p, lim_ns);
-        int stepped = 0;
+        int progress = 0;
 
         h.cur = p;
         p->yield = 0;
@@ -194,17 +208,19 @@ static void run_pad(struct pad *p, int64_t lim_ns) {
                 avr_t *avr = p->avr;
 
                 if (p->next_rx <= avr->cycle) {
-                        if (!line_deliver(p))
+                        int given = 0, all = line_deliver(p, &given);
+
+                        progress |= given;
+                        if (!all || p->next_rx <= avr->cycle)
                                 break;
-                        if (p->next_rx <= avr->cycle)
-                                break;  /* cannot be: line_deliver moves it on */
                         continue;
                 }
                 if (p->next_sched <= avr->cycle) {
                         pad_run_scheduled(p);
+                        progress = 1;
                         continue;
                 }
-                if (stepped && (avr->cycle >= lim || p->yield))
+                if (progress && (avr->cycle >= lim || p->yield))
                         break;
                 p->horizon = lim;
                 if (p->next_rx < p->horizon)
@@ -212,7 +228,7 @@ static void run_pad(struct pad *p, int64_t lim_ns) {
                 if (p->next_sched < p->horizon)
                         p->horizon = p->next_sched;
                 int state = pad_step(p);
-                stepped = 1;
+                progress = 1;
                 if (state != cpu_Running && state != cpu_Sleeping) {
                         say(p, "the chip stopped: state %d at pc 0x%04x", state, avr->pc);
                         pad_stats(p);
@@ -222,8 +238,9 @@ static void run_pad(struct pad *p, int64_t lim_ns) {
         h.cur = NULL;
 }
 
-/* Every pad to line time target, the one furthest behind first, for at
- * most ROUND_NS of wall time (then stdin and the pty are looked at). */
+/* Every pad to line time target, the one furthest behind first (by what
+ * it still has to do: pad_due_ns), for at most ROUND_NS of wall time
+ * (then stdin and the pty are looked at). */
 static void advance(int64_t target) {
         int64_t lookahead = h.n_pads > 1 ? line_lookahead_ns() : 0;
         int64_t give_up = mono_ns() + ROUND_NS;
@@ -233,7 +250,7 @@ static void advance(int64_t target) {
                 int64_t tp = target;
 
                 for (int k = 0; k < h.n_pads; k++) {
-                        int64_t t = pad_now_ns(&h.pads[k]);
+                        int64_t t = pad_due_ns(&h.pads[k]);
 
                         if (t < tp) {
                                 p = &h.pads[k];

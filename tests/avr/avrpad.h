@@ -167,8 +167,9 @@ void line_host_read(void);
 /* A byte p's firmware wrote to UDR0 (from simavr's UART output). */
 void line_pad_byte(struct pad *p, uint8_t b);
 /* Gives p the bytes whose stop bit it has reached, while no other pad
- * could still overlap them; 0 when one is held back for that. */
-int line_deliver(struct pad *p);
+ * could still overlap them (*given set when it gave any); 0 when one is
+ * held back for that. */
+int line_deliver(struct pad *p, int *given);
 /* Writes to the pty the bytes whose stop bit has passed on the wall
  * clock and that no pad can overlap any more. */
 void line_flush(void);

@@ -480,7 +480,7 @@ static void give(struct pad *p, const struct wire_byte *e) {
         pad_receive(p, e->heard);
 }
 
-int line_deliver(struct pad *p) {
+int line_deliver(struct pad *p, int *given) {
         uint32_t bit = 1u << p->index;
         int64_t safe = NEVER;
         int held = 0;
@@ -506,6 +506,7 @@ int line_deliver(struct pad *p) {
                 }
                 e->pending &= ~bit;
                 give(p, e);
+                *given = 1;
         }
         next_rx(p);
         compact();
