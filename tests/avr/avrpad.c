@@ -40,12 +40,14 @@
  * makes emulated time lag, and the lag is reported (`time`, `stats`).
  *
  * Lockstep.  Several pads run one at a time, always the one furthest
- * behind, and none past another pad's "earliest transmission" (the next
- * moment it could write a byte: now if it is running; if it sleeps, its
- * next cycle timer, scheduled edge or incoming byte) plus one byte time —
- * no byte can reach a pad sooner than that.  A pad that writes a byte gives
- * way at once.  So every pad is handed each byte in its own time exactly,
- * with every byte that overlaps it already known.
+ * behind (by what it still has to do), and none past another pad's
+ * "earliest transmission" (the next moment it could write a byte: now if
+ * it is running; if it sleeps, its next cycle timer, scheduled edge or
+ * incoming byte) plus one byte time — no byte can reach a pad sooner than
+ * that.  A pad that writes a byte gives way at once; one that ran ahead
+ * takes a byte only once no other pad can start one that overlaps it.  So
+ * every pad is handed each byte in its own time exactly, with every byte
+ * that overlaps it already known.
  *
  * The line.  A byte a pad writes occupies the wire for 10 bit times at the
  * rate its firmware set (UBRR0, U2X0), from when its shift register takes
