@@ -32,12 +32,12 @@
  * SLICE_NS (50 µs) after the last round — so between rounds the pads lag
  * the wall clock by up to a slice, rather than the loop waking for every
  * byte time; a frame's first byte may come to light that late, its
- * delimiter not.  simavr's sleep
- * callback never waits: it only stops a sleeping chip's jump at the pad's
- * horizon (below).  Busy code is not run faster than the firmware would to
- * catch up: a loaded host (or several busy pads: each costs about one
- * chip's emulation, 0.35 s of CPU a second under a flood of host frames)
- * makes emulated time lag, and the lag is reported (`time`, `stats`).
+ * delimiter not.  simavr's sleep callback never waits: it only stops a
+ * sleeping chip's jump at the pad's horizon (below).  Busy code is not run
+ * faster than the firmware would to catch up: a loaded host (or several
+ * busy pads: each costs about one chip's emulation, 0.35 s of CPU a second
+ * under a flood of host frames) makes emulated time lag, and the lag is
+ * reported (`time`, `stats`).
  *
  * Lockstep.  Several pads run one at a time, always the one furthest
  * behind (by what it still has to do), and none past another pad's
@@ -67,7 +67,6 @@
  * included) are a collision: where bytes overlap one byte is heard, the
  * AND of them, so the frames fail their CRC; counted, and printed once per
  * pair of drivers until their bytes stop overlapping.
- * --link PATH keeps a symlink to the pty, as arbiter-padsim --link does.
  *
  * Commands on stdin, one a line:
  *
