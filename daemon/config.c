@@ -187,6 +187,10 @@ static const struct key keys[] = {
         { KEY("pads", "rs485_ports", KEY_STRING, pad_rs485_ports),
           .what = "serial port paths separated by spaces, each also in ports", .allow_empty = true,
           .def = "" },
+        /* hardware/poller.h: the pad's 500 µs to start and a USB adapter's
+         * frames and latency timer. */
+        { KEY("pads", "rs485_reply_margin", KEY_UINT, pad_rs485_reply_margin_us),
+          .min = 500, .max = 100000, .what = "microseconds", .def = "3000" },
         { KEY("pads", "baud", KEY_UINT, pad_baud),
           .min = 9600, .max = 4000000, .what = "bits per second", .def = "115200" },
         { KEY("pads", "heartbeat_timeout", KEY_UINT, pad_heartbeat_timeout_ms),

@@ -74,6 +74,8 @@ struct config {
         /* [pads] */
         char *pad_ports;                /* ports = /dev/serial/by-id/a /dev/ttyUSB1 (spaces between; "" none) */
         char *pad_rs485_ports;          /* rs485_ports = those of ports that are RS-485 buses ("" none) */
+        unsigned pad_rs485_reply_margin_us; /* rs485_reply_margin = 3000 (µs, 500..100000): a turn's
+                                             * answer may come this long past the air times */
         unsigned pad_baud;              /* baud = 115200 (9600..4000000; a termios speed) */
         unsigned pad_heartbeat_timeout_ms; /* heartbeat_timeout = 3000 (ms, 100..60000): silent pad → gone */
         unsigned pad_sync_interval_ms;  /* sync_interval = 1000 (ms, 50..60000): SYNC per pad */

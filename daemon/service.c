@@ -654,6 +654,7 @@ static int start(struct service *s) {
         struct padbus_config pc = {
                 .ports = s->cfg.pad_ports,
                 .rs485_ports = s->cfg.pad_rs485_ports,
+                .rs485_reply_margin_us = s->cfg.pad_rs485_reply_margin_us,
                 .baud = s->cfg.pad_baud,
                 .heartbeat_timeout_ms = s->cfg.pad_heartbeat_timeout_ms,
                 .sync_interval_ms = s->cfg.pad_sync_interval_ms,

@@ -61,6 +61,9 @@
 /* A forward gap in the host's seq larger than this is a restart of the
  * host's counters (it reopened the port), not lost frames. */
 #define SEQ_GAP_MAX             1024
+/* FNV-1a, 32 bits (the discovery slots' seed, main()). */
+#define FNV_OFFSET_BASIS        2166136261UL
+#define FNV_PRIME               16777619UL
 
 struct pending {
         uint16_t event_no;
@@ -519,8 +522,15 @@ int main(void) {
         uart_init(cfg.rs485);
         buttons_init(cfg.n_buttons);
         outputs_init(cfg.n_buttons);
+        /* The discovery slots' seed: FNV-1a (Fowler, Noll, Vo; 32 bits:
+         * offset basis 2166136261, prime 16777619) of the uid, which spreads
+         * every byte over every bit, so that pads with consecutive uids
+         * (serials on one bus) pick different first slots: a seed of the
+         * bytes alone left their difference where xorshift's low byte
+         * never saw it, and they collided in their first discovery. */
+        rng_state = FNV_OFFSET_BASIS;
         for (uint8_t i = 0; i < 8; i++)
-                rng_state = (rng_state << 8 | rng_state >> 24) ^ cfg.uid[i];
+                rng_state = (rng_state ^ cfg.uid[i]) * FNV_PRIME;
         rng_state |= 1;
         set_sleep_mode(SLEEP_MODE_IDLE);
         sei();

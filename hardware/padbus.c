@@ -160,13 +160,14 @@ static int64_t wire_usec(const struct port *p, size_t n) {
         return (int64_t) n * BITS_PER_BYTE * USEC_PER_SEC / p->bus->cfg.baud;
 }
 
-int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool wire_time, bool rs485, unsigned n_pads) {
+int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool wire_time, unsigned rs485_margin_us,
+                         unsigned n_pads) {
         int64_t need;
 
         if (baud == 0 || n_pads == 0)
                 return configured_us;
-        if (rs485)
-                need = poller_cycle_usec(baud, n_pads) + USB_POLL_USEC;
+        if (rs485_margin_us)
+                need = poller_cycle_usec(baud, rs485_margin_us, n_pads) + USB_POLL_USEC;
         else if (wire_time)
                 need = (int64_t) n_pads * PRESS_FRAME_BYTES * BITS_PER_BYTE * USEC_PER_SEC / baud + USB_POLL_USEC;
         else
@@ -853,7 +854,8 @@ static int64_t effective_settle(const struct padbus *b) {
                         for (size_t k = 0; k < b->n_pads; k++)
                                 n += b->pads[k]->port == p && b->pads[k]->pub.connected;
                 }
-                int64_t s = padbus_settle_us(b->cfg.settle_us, b->cfg.baud, p->pub.wire_time, p->pub.rs485, n);
+                int64_t s = padbus_settle_us(b->cfg.settle_us, b->cfg.baud, p->pub.wire_time,
+                                             p->pub.rs485 ? b->cfg.rs485_reply_margin_us : 0, n);
                 if (s > settle)
                         settle = s;
         }
@@ -1134,7 +1136,7 @@ static void port_open(struct port *p) {
         p->dec.faults = p->pub.faults;  /* counters run across reopens */
         memset(p->tx_seq, 0, sizeof p->tx_seq);
         if (p->pub.rs485)
-                poller_start(&p->poll, now_usec());     /* nothing queued while closed; discovery first */
+                poller_start(&p->poll, now_usec(), p->pub.wire_time);   /* nothing queued while closed */
         log_info("pad port %s open at %u baud%s%s%s", p->pub.path, b->cfg.baud,
                  !p->pub.is_pty ? "" : p->pub.wire_time ? " (a pseudo-terminal, with the line's wire time)"
                                                         : " (a pseudo-terminal)",
@@ -1305,7 +1307,7 @@ static int parse_rs485(struct padbus *b, const char *list) {
                 s += n;
         }
         for (size_t i = 0; i < b->n_ports; i++)
-                poller_init(&b->ports[i].poll, b->cfg.baud, port_devices, &b->ports[i]);
+                poller_init(&b->ports[i].poll, b->cfg.baud, b->cfg.rs485_reply_margin_us, port_devices, &b->ports[i]);
         return 0;
 }
 
@@ -1325,6 +1327,8 @@ int padbus_new(struct loop *loop, const struct padbus_config *cfg, const struct 
         b->cfg = *cfg;
         b->cfg.ports = NULL;
         b->cfg.rs485_ports = NULL;
+        if (!b->cfg.rs485_reply_margin_us)
+                b->cfg.rs485_reply_margin_us = POLLER_REPLY_MARGIN_DEFAULT_USEC;
         if (events)
                 b->events = *events;
         b->hook_id = -1;

@@ -108,6 +108,8 @@ struct padbus;
 struct padbus_config {
         const char *ports;              /* paths separated by blanks; NULL or "" for none */
         const char *rs485_ports;        /* those of ports that are RS-485 buses; NULL or "" for none */
+        unsigned rs485_reply_margin_us; /* how long past the air times a turn's answer may take
+                                         * (hardware/poller.h); 0: POLLER_REPLY_MARGIN_DEFAULT_USEC */
         unsigned baud;
         unsigned heartbeat_timeout_ms;
         unsigned sync_interval_ms;
@@ -294,11 +296,13 @@ size_t padbus_presses_since(const struct padbus *b, uint64_t after, struct pad_p
  * (everyone pressed at once on a shared line); without wire_time (a
  * pseudo-terminal without pty_wire_time) frames take no time.  At 115200
  * baud six pads need 6 × 1.39 ms + 1 ms ≈ 9.3 ms; at 1 Mbaud 2 ms.  An
- * RS-485 bus: the longest time between two turns of a pad
- * (poller_cycle_usec: the other pads' turns, one discovery and a round's
- * minimum; counted at baud, pty or not): at 1 Mbaud 14 ms for one pad,
- * 21 ms for six. */
-int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool wire_time, bool rs485, unsigned n_pads);
+ * RS-485 bus (rs485_margin_us its reply margin; 0: a full-duplex line):
+ * the longest time between two turns of a pad (poller_cycle_usec: the
+ * other pads' turns, one discovery and a round's minimum; counted at baud,
+ * pty or not): at 1 Mbaud and the default 3 ms margin 22 ms for one pad,
+ * 39 ms for six. */
+int64_t padbus_settle_us(int64_t configured_us, unsigned baud, bool wire_time, unsigned rs485_margin_us,
+                         unsigned n_pads);
 
 const char *pad_kind_to_string(uint8_t kind);
 

@@ -31,38 +31,40 @@ size_t poller_wire_bytes(size_t len) {
 /* How long a turn's frame of payload len keeps the line, at most: its own
  * air time, then the longest answer (a HELLO: a pad whose host came back
  * says it first) and the margin. */
-static int64_t turn_usec(unsigned baud, size_t len) {
+static int64_t turn_usec(unsigned baud, unsigned margin_us, size_t len) {
         return poller_air_usec(baud, poller_wire_bytes(len)) +
-               poller_air_usec(baud, LEADING_ZERO_BYTES + HELLO_WIRE_BYTES) + POLLER_REPLY_MARGIN_USEC;
+               poller_air_usec(baud, LEADING_ZERO_BYTES + HELLO_WIRE_BYTES) + margin_us;
 }
 
-int64_t poller_discovery_usec(unsigned baud) {
+int64_t poller_discovery_usec(unsigned baud, unsigned margin_us) {
         int64_t slot = poller_air_usec(baud, HELLO_WIRE_BYTES) + POLLER_DISCOVERY_GUARD_USEC;
 
         /* A pad's slots start at the HOST_BEAT's delimiter; the last slot's
          * HELLO, with its leading 0x00, ends within the 16th slot plus a
          * byte time. */
         return poller_air_usec(baud, poller_wire_bytes(0)) + POLLER_DISCOVERY_SLOTS * slot +
-               poller_air_usec(baud, LEADING_ZERO_BYTES) + POLLER_REPLY_MARGIN_USEC;
+               poller_air_usec(baud, LEADING_ZERO_BYTES) + margin_us;
 }
 
-int64_t poller_cycle_usec(unsigned baud, unsigned n_connected) {
+int64_t poller_cycle_usec(unsigned baud, unsigned margin_us, unsigned n_connected) {
         /* From a device's turn to its next: the rest of its round and the
          * next one up to it, n - 1 other connected devices' turns, the
          * device's own, and a disconnected device's in each round; a
          * discovery and the wait for the round's minimum in between. */
-        return (int64_t) (n_connected + 2) * turn_usec(baud, LONGEST_HOST_PAYLOAD) + poller_discovery_usec(baud) +
-               POLLER_ROUND_MIN_USEC;
+        return (int64_t) (n_connected + 2) * turn_usec(baud, margin_us, LONGEST_HOST_PAYLOAD) +
+               poller_discovery_usec(baud, margin_us) + POLLER_ROUND_MIN_USEC;
 }
 
-void poller_init(struct poller *pl, unsigned baud, poller_devices_fn devices, void *userdata) {
+void poller_init(struct poller *pl, unsigned baud, unsigned margin_us, poller_devices_fn devices, void *userdata) {
         memset(pl, 0, sizeof *pl);
         pl->baud = baud;
+        pl->margin_us = margin_us;
         pl->devices = devices;
         pl->userdata = userdata;
 }
 
-void poller_start(struct poller *pl, int64_t now) {
+void poller_start(struct poller *pl, int64_t now, bool wire_time) {
+        pl->wire_time = wire_time;
         pl->state = POLLER_FREE;
         pl->free_at_usec = now;
         pl->n_queued = 0;
@@ -179,9 +181,10 @@ static void new_round(struct poller *pl, int64_t now) {
 /* f goes out now as address's turn: the line is the pads' until its answer. */
 static void give_turn(struct poller *pl, int64_t now, uint8_t address, const struct frame *f) {
         pl->state = POLLER_REPLY;
-        pl->until_usec = now + turn_usec(pl->baud, f->len);
-        pl->earliest_usec = now + poller_air_usec(pl->baud, poller_wire_bytes(f->len)) +
-                            poller_air_usec(pl->baud, SHORTEST_ANSWER_BYTES);
+        pl->until_usec = now + turn_usec(pl->baud, pl->margin_us, f->len);
+        pl->earliest_usec = !pl->wire_time ? now
+                                           : now + poller_air_usec(pl->baud, poller_wire_bytes(f->len)) +
+                                                     poller_air_usec(pl->baud, SHORTEST_ANSWER_BYTES);
         pl->awaited[0] = pl->awaited[1] = address;
         if (f->type == PROTO_RESET)
                 pl->awaited[1] = PROTO_ADDR_UNASSIGNED;         /* it answers with a HELLO from 0 */
@@ -244,7 +247,7 @@ bool poller_next(struct poller *pl, int64_t now, struct frame *ret, int64_t *ret
                         proto_pack_empty(ret, PROTO_HOST_BEAT);
                         ret->address = PROTO_ADDR_UNASSIGNED;
                         pl->state = POLLER_SILENT;
-                        pl->until_usec = now + poller_discovery_usec(pl->baud);
+                        pl->until_usec = now + poller_discovery_usec(pl->baud, pl->margin_us);
                         pl->garbled = false;
                         pl->next_discovery_usec = now + POLLER_DISCOVERY_INTERVAL_USEC;
                         pl->counters.discoveries++;

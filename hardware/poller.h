@@ -80,8 +80,13 @@
 #define POLLER_QUEUE_MAX        64
 /* Addresses on one line (docs/protocol.md section 5). */
 #define POLLER_DEVICES_MAX      PROTO_ADDR_MAX
-/* Section 10: the host waits for a reply its air time plus 1 ms. */
-#define POLLER_REPLY_MARGIN_USEC        1000
+/* Section 10: the host waits for a reply its air time plus a margin: the
+ * pad's 500 µs to start, and what the host's own adapter adds.  A USB
+ * serial adapter hands bytes over in 1 ms frames both ways and holds what
+ * it received for its latency timer (1 ms in low-latency mode, FTDI's
+ * AN232B-04): about 3 ms in all.  [pads] rs485_reply_margin. */
+#define POLLER_REPLY_MARGIN_DEFAULT_USEC        3000
+#define POLLER_REPLY_MARGIN_MIN_USEC            500
 /* Section 10: discovery's HELLO slots, A(HELLO) + 100 µs wide. */
 #define POLLER_DISCOVERY_SLOTS          16
 #define POLLER_DISCOVERY_GUARD_USEC     100
@@ -128,6 +133,8 @@ struct poller_entry {
 
 struct poller {
         unsigned baud;
+        unsigned margin_us;             /* beyond the air times, for an answer to come */
+        bool wire_time;                 /* answers take their air time (poller_start) */
         poller_devices_fn devices;
         void *userdata;
 
@@ -151,11 +158,15 @@ struct poller {
         struct poller_counters counters;
 };
 
-void poller_init(struct poller *pl, unsigned baud, poller_devices_fn devices, void *userdata);
+/* margin_us: how long past the air times an answer may take to be heard
+ * (POLLER_REPLY_MARGIN_DEFAULT_USEC). */
+void poller_init(struct poller *pl, unsigned baud, unsigned margin_us, poller_devices_fn devices, void *userdata);
 
 /* The port (re)opened: nothing queued, the line free, a discovery first
- * (after any broadcast queued from now on). */
-void poller_start(struct poller *pl, int64_t now);
+ * (after any broadcast queued from now on).  wire_time: frames take their
+ * air time on it (a serial port, a pty standing for a line); false: a pty
+ * whose answers may come at once, sooner than a line could carry them. */
+void poller_start(struct poller *pl, int64_t now, bool wire_time);
 
 /* Queues a frame (f->address its destination; version and seq are the
  * writer's) for its turn.  0, or -ENOBUFS (counted in dropped). */
@@ -165,7 +176,8 @@ int poller_queue(struct poller *pl, const struct frame *f);
  * given to that address (a unicast RESET's: or to 0), unless it came
  * sooner than the turn's frame and the shortest answer (a PRESS, 16 bytes)
  * can take: then it is the late answer to that device's turn before, which
- * timed out, and the pad still has this one to answer. */
+ * timed out, and the pad still has this one to answer.  (On a line
+ * without wire time, a pty, any frame from the address ends the turn.) */
 void poller_heard(struct poller *pl, int64_t now, uint8_t address);
 
 /* The line carried a candidate that did not decode (noise, a collision). */
@@ -190,13 +202,15 @@ size_t poller_wire_bytes(size_t len);
 
 /* The longest a discovery keeps the line: the HOST_BEAT, 16 slots and the
  * margin. */
-int64_t poller_discovery_usec(unsigned baud);
+int64_t poller_discovery_usec(unsigned baud, unsigned margin_us);
 
 /* The longest time between two turns of one of n connected devices: the
  * others' turns and a disconnected device's in each of two rounds, each up
- * to its wait's end, one discovery and a round's minimum.  At 1 Mbaud, one
- * pad: 3 × 1.45 + 6.7 + 2 ≈ 13 ms; six: 8 × 1.45 + 6.7 + 2 ≈ 20 ms (a
- * round where every pad answers at once takes about 0.4 ms a pad). */
-int64_t poller_cycle_usec(unsigned baud, unsigned n_connected);
+ * to its wait's end, one discovery and a round's minimum.  At 1 Mbaud with
+ * the default margin (a turn up to 3.45 ms, a discovery 8.7 ms), one pad:
+ * 3 × 3.45 + 8.7 + 2 ≈ 21 ms; six: 8 × 3.45 + 8.7 + 2 ≈ 38 ms.  (A round
+ * where every pad answers at once, without a USB adapter's delays, takes
+ * about 0.45 ms a pad.) */
+int64_t poller_cycle_usec(unsigned baud, unsigned margin_us, unsigned n_connected);
 
 #endif

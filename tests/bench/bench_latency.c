@@ -92,7 +92,7 @@ static void run(unsigned baud) {
         struct frame_decoder dec;
         struct judge j;
         struct judge_config cfg;
-        int64_t settle = padbus_settle_us(CONFIGURED_SETTLE_US, baud, true, false, PADS);
+        int64_t settle = padbus_settle_us(CONFIGURED_SETTLE_US, baud, true, 0, PADS);
         int64_t wire_all = 0;
 
         for (int i = 0; i < PADS; i++) {

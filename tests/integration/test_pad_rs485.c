@@ -319,6 +319,10 @@ static void the_host_speaks_only_in_turns(void **state) {
         assert_true(s.discoveries >= (json_int_t) discoveries);
         /* one frame a turn: each turn the test did not answer ended at its deadline */
         assert_true(s.poll_timeouts >= (json_int_t) unanswered);
+        /* and the answers ended theirs: the only check here that assumes
+         * something of the machine — that most of the test's answers come
+         * within the turn's 3 ms margin */
+        assert_true(s.poll_timeouts <= (json_int_t) (after_silence + pads[0].turns / 2));
         assert_true(after_silence >= 2);
         /* the answering pad: connected, at its address, its clock synced
          * through SYNCs sent as its turns */
@@ -389,6 +393,7 @@ static void frames_for_a_pad_go_as_its_turns(void **state) {
         struct bus_state s;
         bus_state(&pad, 1, &s);
         assert_true(s.poll_timeouts >= (json_int_t) unanswered);
+        assert_true(s.poll_timeouts <= (json_int_t) pad.turns / 2);     /* as in the test above */
         assert_true(s.polls >= (json_int_t) pad.turns);
 }
 

@@ -86,6 +86,7 @@ static void assert_config_equal(const struct config *a, const struct config *b) 
         assert_int_equal(a->pad_reopen_ms, b->pad_reopen_ms);
         assert_int_equal(a->pad_pty_wire_time, b->pad_pty_wire_time);
         assert_string_equal(a->pad_rs485_ports, b->pad_rs485_ports);
+        assert_int_equal(a->pad_rs485_reply_margin_us, b->pad_rs485_reply_margin_us);
         assert_int_equal(a->housekeeping_ms, b->housekeeping_ms);
         assert_int_equal(a->shutdown_timeout_s, b->shutdown_timeout_s);
 }
@@ -986,7 +987,12 @@ static void test_pad_lines(void **state) {
         /* RS-485 buses: each one of the ports */
         assert_int_equal(config_defaults(&cfg), 0);
         assert_string_equal(cfg.pad_rs485_ports, "");
+        assert_int_equal(cfg.pad_rs485_reply_margin_us, 3000);
         config_done(&cfg);
+        parse_ok(&cfg, "[pads]\nrs485_reply_margin = 1000\n");
+        assert_int_equal(cfg.pad_rs485_reply_margin_us, 1000);
+        config_done(&cfg);
+        parse_fails("[pads]\nrs485_reply_margin = 100\n", "t.conf:2: ", "rs485_reply_margin");
         parse_ok(&cfg, "[pads]\nports = /dev/ttyUSB0 /dev/ttyUSB1  /dev/ttyUSB2\nrs485_ports = /dev/ttyUSB2 /dev/ttyUSB0\n");
         assert_string_equal(cfg.pad_rs485_ports, "/dev/ttyUSB2 /dev/ttyUSB0");
         config_done(&cfg);
