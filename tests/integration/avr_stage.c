@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,18 @@
 #include <unistd.h>
 
 #include "tests/integration/sse_client.h"
+
+/* The daemon's [pads]: the firmware's speed, counted on the ptys as on a
+ * real line; a generous settle window, since an emulated pad on a loaded
+ * machine can hand its frame to the pty late; SYNCs every 200 ms. */
+static const char config_text[] =
+        "[pads]\n"
+        "baud = 1000000\n"
+        "pty_wire_time = yes\n"
+        "settle_window = 50000\n"
+        "sync_interval = 200\n"
+        "heartbeat_timeout = 1500\n"
+        "reopen_interval = 200\n";
 
 static int64_t mono_us(void) {
         struct timespec ts;
@@ -35,36 +48,70 @@ static bool all_synced(struct avr_stage *s) {
         return n == s->n_pads;
 }
 
-void avr_stage_start(struct avr_stage *s, unsigned n, uint64_t uid_base, const int *ppm, const char *const *pad_args,
-                     const char *config) {
+/* Starts one avrpad with uid, the crystals of ppm[0..n), args and
+ * pad_args. */
+static void start_proc(struct avrpad_proc *p, uint64_t uid, const int *ppm, unsigned n, const char *const *args,
+                       const char *const *pad_args) {
+        char uid_text[32], crystals[16 * AVR_STAGE_MAX_PADS] = "";
+        const char *argv[40] = { "--uid", uid_text, "--ppm", crystals };
+        int k = 4;
+
+        snprintf(uid_text, sizeof uid_text, "0x%" PRIx64, uid);
+        for (unsigned i = 0; i < n; i++)
+                snprintf(crystals + strlen(crystals), sizeof crystals - strlen(crystals), "%s%d", i ? "," : "",
+                         ppm[i]);
+        for (const char *const *a = args; a && *a && k < 38; a++)
+                argv[k++] = *a;
+        for (const char *const *a = pad_args; a && *a && k < 38; a++)
+                argv[k++] = *a;
+        avrpad_start(p, argv);
+}
+
+void avr_stage_start(struct avr_stage *s, enum avr_line line, unsigned n, uint64_t uid_base, const int *ppm,
+                     const char *const *pad_args) {
         char *ports = NULL, *env_pads, *arg;
         size_t ports_len = 0;
         FILE *f;
 
         assert_true(n >= 1 && n <= AVR_STAGE_MAX_PADS);
         memset(s, 0, sizeof *s);
+        s->line = line;
         s->n_pads = n;
+        for (unsigned i = 0; i < n; i++) {
+                snprintf(s->ids[i], sizeof s->ids[i], "%016" PRIx64, uid_base + i);
+                if (line == AVR_LINE_BUS) {
+                        snprintf(s->tag[i], sizeof s->tag[i], "] pad %u ", i);
+                        snprintf(s->at[i], sizeof s->at[i], "@%u ", i);
+                } else {
+                        snprintf(s->tag[i], sizeof s->tag[i], "] ");
+                }
+        }
         f = open_memstream(&ports, &ports_len);
         assert_non_null(f);
-        for (unsigned i = 0; i < n; i++) {
-                char uid[32], crystal[16];
-                const char *args[32] = { "--uid", uid, "--ppm", crystal };
-                int k = 4;
+        if (line == AVR_LINE_BUS) {
+                char count[8];
+                const char *const args[] = { "--pads", count, "--rs485", NULL };
 
-                snprintf(uid, sizeof uid, "0x%" PRIx64, uid_base + i);
-                snprintf(crystal, sizeof crystal, "%d", ppm[i]);
-                snprintf(s->ids[i], sizeof s->ids[i], "%016" PRIx64, uid_base + i);
-                for (const char *const *a = pad_args; a && *a && k < 31; a++)
-                        args[k++] = *a;
-                avrpad_start(&s->pads[i], args);
-                fprintf(f, "%s%s", i ? " " : "", s->pads[i].pty);
+                snprintf(count, sizeof count, "%u", n);
+                start_proc(&s->procs[0], uid_base, ppm, n, args, pad_args);
+                s->n_procs = 1;
+                fputs(s->procs[0].pty, f);
+        } else {
+                for (unsigned i = 0; i < n; i++) {
+                        start_proc(&s->procs[i], uid_base + i, &ppm[i], 1, NULL, pad_args);
+                        s->proc_of[i] = i;
+                        fprintf(f, "%s%s", i ? " " : "", s->procs[i].pty);
+                }
+                s->n_procs = n;
         }
         fclose(f);
 
         assert_true(asprintf(&s->config_path, "%s/%s.conf", harness_env("ARBITER_TEST_TMP"), unique_name("avr")) > 0);
         f = fopen(s->config_path, "w");
         assert_non_null(f);
-        fputs(config, f);
+        fputs(config_text, f);
+        if (line == AVR_LINE_BUS)
+                fprintf(f, "rs485_ports = %s\n", ports);
         fclose(f);
         s->admin_token = create_token("admin", unique_name("admin"));
         s->referee_token = create_token("referee", unique_name("referee"));
@@ -84,7 +131,7 @@ void avr_stage_wait_synced(struct avr_stage *s) {
         for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS; !all_synced(s);) {
                 if (mono_ms() > deadline)
                         fail_msg("the %u emulated pads did not all connect and sync (see %s and the pads' "
-                                 "output, %s …)", s->n_pads, s->daemon.log_path, s->pads[0].out_path);
+                                 "output, %s …)", s->n_pads, s->daemon.log_path, s->procs[0].out_path);
                 usleep(50000);
         }
 }
@@ -93,16 +140,16 @@ void avr_stage_stop(struct avr_stage *s) {
         int st = daemon_stop(&s->daemon, SIGTERM, NULL);
         bool bad = false;
 
-        for (unsigned i = 0; i < s->n_pads; i++) {
-                struct avrpad_proc *p = &s->pads[i];
+        for (unsigned i = 0; i < s->n_procs; i++) {
+                struct avrpad_proc *p = &s->procs[i];
 
                 if (p->pid <= 0)
                         continue;
                 /* a command that came after its time ("is past") is the
                  * loaded machine's, and the caller's to retry */
-                if (avrpad_count(p, 0, "] error: ") > avrpad_count(p, 0, " is past (now ") ||
-                    avrpad_count(p, 0, "the chip stopped")) {
-                        print_message("# pad %u (%s) printed an error or stopped: see %s\n", i, s->ids[i],
+                if (avrpad_count(p, 0, " error: ") > avrpad_count(p, 0, " is past (now ") ||
+                    avrpad_count(p, 0, " DE violation") || avrpad_count(p, 0, "the chip stopped")) {
+                        print_message("# avrpad %u printed an error, a DE violation or a stopped chip: see %s\n", i,
                                       p->out_path);
                         bad = true;
                 }
@@ -115,7 +162,33 @@ void avr_stage_stop(struct avr_stage *s) {
         if (st != 0)
                 fail_msg("the daemon exited with %d (see %s)", st, s->daemon.log_path);
         if (bad)
-                fail_msg("an emulated pad printed an error or its chip stopped");
+                fail_msg("an emulated pad printed an error, drove its line with DE low, or its chip stopped");
+}
+
+struct avrpad_proc *avr_stage_proc(struct avr_stage *s, unsigned i) {
+        return &s->procs[s->proc_of[i]];
+}
+
+size_t avr_stage_mark(struct avr_stage *s, unsigned i) {
+        return avrpad_mark(avr_stage_proc(s, i));
+}
+
+void avr_stage_send(struct avr_stage *s, unsigned i, const char *fmt, ...) {
+        char *command;
+        va_list ap;
+
+        va_start(ap, fmt);
+        assert_true(vasprintf(&command, fmt, ap) > 0);
+        va_end(ap);
+        avrpad_send(avr_stage_proc(s, i), "%s%s", s->at[i], command);
+        free(command);
+}
+
+void avr_stage_expect(struct avr_stage *s, unsigned i, size_t *mark, const char *what, char *line, size_t size) {
+        char needle[128];
+
+        snprintf(needle, sizeof needle, "%s%s", s->tag[i], what);
+        avrpad_expect(avr_stage_proc(s, i), mark, needle, line, size);
 }
 
 json_t *avr_stage_pad(struct avr_stage *s, unsigned i) {
@@ -172,40 +245,31 @@ json_t *avr_stage_presses(struct avr_stage *s, json_int_t after, size_t n) {
         }
 }
 
-json_t *avr_stage_press_of(struct avr_stage *s, json_t *items, unsigned i, json_int_t event_no) {
-        size_t k;
-        json_t *p;
-
-        json_array_foreach(items, k, p)
-                if (strcmp(json_string_value(json_object_get(p, "pad")), s->ids[i]) == 0 &&
-                    json_integer_value(json_object_get(p, "event_no")) == event_no)
-                        return p;
-        return NULL;
-}
-
 int64_t avr_stage_soon(void) {
         return mono_us() + AVR_STAGE_LEAD_US;
 }
 
 void avr_stage_schedule(struct avr_stage *s, unsigned i, unsigned button, int64_t host_us, int64_t hold_us,
                         size_t *mark) {
-        *mark = avrpad_mark(&s->pads[i]);
+        *mark = avr_stage_mark(s, i);
         /* hNNN: host µs, which the pad turns into its own emulated time
          * through its crystal */
-        avrpad_send(&s->pads[i], "press %u h%" PRId64, button, host_us);
-        avrpad_send(&s->pads[i], "release %u h%" PRId64, button, host_us + hold_us);
+        avr_stage_send(s, i, "press %u h%" PRId64, button, host_us);
+        avr_stage_send(s, i, "release %u h%" PRId64, button, host_us + hold_us);
 }
 
 int64_t avr_stage_pressed(struct avr_stage *s, unsigned i, unsigned button, size_t *mark) {
-        char line[256], pressed[48];
-        const char *const needles[] = { pressed, "] error: ", NULL };
+        char line[256], pressed[64], error[32];
+        const char *const needles[] = { pressed, error, NULL };
+        struct avrpad_proc *p = avr_stage_proc(s, i);
 
-        snprintf(pressed, sizeof pressed, "] button %u pressed host_us ", button);
-        int k = avrpad_wait_any(&s->pads[i], mark, needles, HARNESS_WAIT_MS, line, sizeof line);
+        snprintf(pressed, sizeof pressed, "%sbutton %u pressed host_us ", s->tag[i], button);
+        snprintf(error, sizeof error, "%serror: ", s->tag[i]);
+        int k = avrpad_wait_any(p, mark, needles, HARNESS_WAIT_MS, line, sizeof line);
         if (k < 0)
-                fail_msg("pad %u (%s) did not press button %u (see %s)", i, s->ids[i], button, s->pads[i].out_path);
+                fail_msg("pad %u (%s) did not press button %u (see %s)", i, s->ids[i], button, p->out_path);
         if (k == 1) {
-                if (!strstr(line, "is past"))
+                if (!strstr(line, " is past (now "))
                         fail_msg("pad %u (%s): %s", i, s->ids[i], line);
                 print_message("# pad %u came too late to a press: %s\n", i, line);
                 return -1;
@@ -225,20 +289,22 @@ int64_t avr_stage_press(struct avr_stage *s, unsigned i, unsigned button, int64_
 }
 
 int64_t avr_stage_tap(struct avr_stage *s, unsigned i, unsigned button) {
-        char line[256], pressed[48], released[48];
-        const char *const needles[] = { released, " is past (now ", NULL };
-        size_t mark = avrpad_mark(&s->pads[i]);
+        char line[256], pressed[64], released[64], past[48];
+        const char *const needles[] = { released, past, NULL };
+        size_t mark = avr_stage_mark(s, i);
+        struct avrpad_proc *p = avr_stage_proc(s, i);
 
-        snprintf(pressed, sizeof pressed, "] button %u pressed host_us ", button);
-        snprintf(released, sizeof released, "] button %u released host_us ", button);
-        avrpad_send(&s->pads[i], "press %u", button);
-        avrpad_expect(&s->pads[i], &mark, pressed, line, sizeof line);
+        snprintf(pressed, sizeof pressed, "%sbutton %u pressed host_us ", s->tag[i], button);
+        snprintf(released, sizeof released, "%sbutton %u released host_us ", s->tag[i], button);
+        snprintf(past, sizeof past, "%serror: ", s->tag[i]);
+        avr_stage_send(s, i, "press %u", button);
+        avrpad_expect(p, &mark, pressed, line, sizeof line);
         int64_t at = avrpad_field(line, "host_us");
         /* a release sent now could be taken in the same emulated cycle as
          * the press, which no pin-change interrupt would see: it is timed
          * from the press, or made at once if that time has passed */
-        avrpad_send(&s->pads[i], "release %u %.1f", button, avrpad_emu_us(line) + 30000);
-        if (avrpad_wait_any(&s->pads[i], &mark, needles, HARNESS_WAIT_MS, line, sizeof line) == 1)
-                avrpad_send(&s->pads[i], "release %u", button);
+        avr_stage_send(s, i, "release %u %.1f", button, avrpad_emu_us(line) + 30000);
+        if (avrpad_wait_any(p, &mark, needles, HARNESS_WAIT_MS, line, sizeof line) == 1)
+                avr_stage_send(s, i, "release %u", button);
         return at;
 }

@@ -1,13 +1,26 @@
 /* tests/integration/avr_stage.h — the stage of the emulated-pad tests
- * (test_avr_*.c): pads running the real firmware (tests/avr/avrpad, one
- * process and one pty each) and the daemon that has their ptys as its pad
- * ports, every pad connected and its clock synced before a test starts.
+ * (test_avr_*.c): pads running the real firmware (tests/avr/avrpad) and the
+ * daemon that has their line(s) as its pad ports, every pad connected and
+ * its clock synced before a test starts.  Two lines:
+ *
+ *   AVR_LINES_OWN   each pad its own avrpad process and pty (a USB pad),
+ *                   full-duplex;
+ *   AVR_LINE_BUS    every pad on one RS-485 bus: one avrpad process
+ *                   (--pads N --rs485), one pty, in [pads] rs485_ports, so
+ *                   that the daemon polls it (docs/protocol.md section 10).
+ *
+ * Either way the daemon reads at 1 Mbaud (the firmware's speed) with
+ * [pads] pty_wire_time = yes, a generous settle window, and syncs every
+ * 200 ms.  Pad i is uid uid_base + i with crystal error ppm[i].
  *
  * Presses are injected at chosen host times (CLOCK_MONOTONIC µs, the clock
  * arbiterd reports in: avrpad's hNNN, which each pad turns into its own
- * emulated time through its crystal), so that two pads in two processes
- * press when the test says; the pad prints the host time each edge stands
- * for, which is what arbiterd's reported times are checked against. */
+ * emulated time through its crystal), so that two pads press when the test
+ * says, whatever process they are in; the pad prints the host time each
+ * edge stands for, which is what arbiterd's reported times are checked
+ * against.  A pad's output lines are "[E] WHAT" alone and "[E] pad K WHAT"
+ * on a bus: tag[i] is what comes before WHAT, so that a needle names one
+ * pad ("%slight 3 on", tag[i]). */
 #ifndef ARBITER_TESTS_AVR_STAGE_H
 #define ARBITER_TESTS_AVR_STAGE_H
 
@@ -23,27 +36,46 @@
  * pad's process before its emulated clock gets there, on a loaded machine. */
 #define AVR_STAGE_LEAD_US       300000
 
+enum avr_line {
+        AVR_LINES_OWN,
+        AVR_LINE_BUS,
+};
+
 struct avr_stage {
+        enum avr_line line;
         struct daemon_proc daemon;
-        struct avrpad_proc pads[AVR_STAGE_MAX_PADS];
-        unsigned n_pads;
+        struct avrpad_proc procs[AVR_STAGE_MAX_PADS];
+        unsigned n_procs, n_pads;
+        unsigned proc_of[AVR_STAGE_MAX_PADS];   /* pad i runs in procs[proc_of[i]] */
         char ids[AVR_STAGE_MAX_PADS][17];       /* the uids as /v1/pads names them */
+        char tag[AVR_STAGE_MAX_PADS][24];       /* "] " or "] pad K " */
+        char at[AVR_STAGE_MAX_PADS][16];        /* "" or "@K ": a command's prefix */
         char *config_path;
         /* made before the daemon starts, so that its first load of the
          * tokens has them */
         char *admin_token, *referee_token;
 };
 
-/* Starts n pads, uid uid_base + i and crystal ppm[i] each (with pad_args,
- * NULL-terminated, may be NULL, added to every pad's), then the daemon
- * with the pads' ptys as its ports and config as its configuration file
- * (its [pads] section included), an admin and a referee token made
- * before it starts; waits until every pad is connected and synced. */
-void avr_stage_start(struct avr_stage *s, unsigned n, uint64_t uid_base, const int *ppm, const char *const *pad_args,
-                     const char *config);
+/* Starts n pads on line (with pad_args, NULL-terminated, may be NULL,
+ * added to every avrpad's), an admin and a referee token, then the daemon;
+ * waits until every pad is connected and synced. */
+void avr_stage_start(struct avr_stage *s, enum avr_line line, unsigned n, uint64_t uid_base, const int *ppm,
+                     const char *const *pad_args);
 /* Stops the daemon (SIGTERM) and the pads; fails the test when the daemon
- * did not exit with 0 or a pad printed an error or its chip stopped. */
+ * did not exit with 0, or a pad printed an error (but a command that came
+ * after its time), drove its line with DE low, or its chip stopped. */
 void avr_stage_stop(struct avr_stage *s);
+
+/* The avrpad process pad i runs in. */
+struct avrpad_proc *avr_stage_proc(struct avr_stage *s, unsigned i);
+/* The end of what pad i's process printed so far: a mark to wait from. */
+size_t avr_stage_mark(struct avr_stage *s, unsigned i);
+/* Sends a command for pad i (with its @K on a bus). */
+void avr_stage_send(struct avr_stage *s, unsigned i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Waits for pad i's next line WHAT containing what (the pad's tag put
+ * before it) after *mark; fails the test when it does not come.  line may
+ * be NULL. */
+void avr_stage_expect(struct avr_stage *s, unsigned i, size_t *mark, const char *what, char *line, size_t size);
 
 /* Waits until every pad is connected and its clock synced; fails the test
  * after HARNESS_WAIT_MS. */
@@ -59,8 +91,6 @@ json_int_t avr_stage_press_seq(struct avr_stage *s);
 /* The presses after seq after (a new reference to the items), once at
  * least n have come; fails the test otherwise. */
 json_t *avr_stage_presses(struct avr_stage *s, json_int_t after, size_t n);
-/* The press of pad i with event_no in items, NULL when none. */
-json_t *avr_stage_press_of(struct avr_stage *s, json_t *items, unsigned i, json_int_t event_no);
 
 /* A host time far enough ahead to schedule a press at (now + lead). */
 int64_t avr_stage_soon(void);
@@ -75,7 +105,6 @@ int64_t avr_stage_pressed(struct avr_stage *s, unsigned i, unsigned button, size
 /* Both: presses pad i's button at host_us (held 50 ms); fails the test
  * when the pad refuses. */
 int64_t avr_stage_press(struct avr_stage *s, unsigned i, unsigned button, int64_t host_us);
-
 /* Presses pad i's button at once and releases it 30 ms (emulated) later;
  * returns the host µs the pad printed for the press. */
 int64_t avr_stage_tap(struct avr_stage *s, unsigned i, unsigned button);
