@@ -110,8 +110,9 @@ struct port {
                                          * section 5): from 0 at each open */
         int64_t reopen_at_usec;         /* 0: not waiting */
         int64_t next_beat_usec;
-        int64_t tx_idle_usec;           /* when the last byte written has left the line: a
-                                         * frame written before then waits for the ones ahead */
+        int64_t tx_idle_usec;           /* the earliest the last byte written can have left the
+                                         * line: a frame written before then waits for the ones
+                                         * ahead; counted from before each write() (port_write) */
         struct poller poll;             /* pub.rs485: the turns; every frame goes through it */
 };
 
@@ -200,12 +201,18 @@ static int port_write(struct port *p, struct frame *f) {
         if (n < 0)
                 return n;
         n += (int) lead;
+        /* Read before write(), not after: the device may have the bytes
+         * before the call returns (a pad on the other CPU reads them while
+         * this thread is preempted on its way out of the kernel), and a
+         * SYNC's t0 must be no later than the pad's rx_time, or the sample
+         * claims a round trip shorter than it was and an error bound its
+         * error exceeds (hardware/clock.h, THE MODEL). */
+        int64_t handed = now_usec();
         if (write(p->fd, buf, (size_t) n) != n) {
                 p->pub.tx_dropped++;
                 return -errno ? -errno : -EIO;
         }
-        int64_t now = now_usec();
-        p->tx_idle_usec = (p->tx_idle_usec > now ? p->tx_idle_usec : now) + wire_usec(p, (size_t) n);
+        p->tx_idle_usec = (p->tx_idle_usec > handed ? p->tx_idle_usec : handed) + wire_usec(p, (size_t) n);
         p->pub.tx_frames++;
         frame_written(p, f);
         return n;
@@ -295,9 +302,9 @@ static struct device find_device(struct padbus *b, const struct port *p, uint8_t
         return NO_DEVICE;
 }
 
-/* A frame has just been written to the line.  A SYNC's t0 is when its
- * delimiter, the byte the pad stamps, has left: after whatever was written
- * before it (docs/protocol.md section 8). */
+/* A frame has just been written to the line.  A SYNC's t0 is the earliest
+ * its delimiter, the byte the pad stamps, can have left: after whatever was
+ * written before it (docs/protocol.md section 8). */
 static void frame_written(struct port *p, const struct frame *f) {
         if (f->type != PROTO_SYNC)
                 return;
