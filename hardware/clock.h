@@ -28,7 +28,15 @@
  *
  * The caller may narrow t1 and t4 by the frames' wire times (hardware/padbus
  * does) as long as they still bracket rx..tx in true host time: that is the
- * one thing the model assumes of them.  Each exchange gives one point
+ * one thing the model assumes of them, and no filter here can see it
+ * broken.  So t1 is read before the call that writes the SYNC, never after
+ * it returns: the pad may have the bytes by then (the writing thread
+ * preempted on its way out of the kernel), and a t1 after the pad's rx
+ * shrinks the exchange's rtt below its error — the sample looks like the
+ * quietest of all, weighs most and bounds tightest, and presses mapped
+ * through it fall outside their uncertainty (issue 16: on a loaded host,
+ * arbiter-padsim's presses reported 29–32 µs late, ± 22–27 µs).  A late
+ * t4 only widens the bound.  Each exchange gives one point
  *
  *     x = (rx + tx) / 2 on the pad,   y = (t1 + t4) / 2 on the host,
  *
