@@ -1,6 +1,7 @@
 /* tests/integration/harness.c — see harness.h. */
 #define _GNU_SOURCE
 #include "tests/integration/harness.h"
+#include "tests/integration/sse_client.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -521,6 +522,30 @@ int run_cmd(const char *fmt, ...) {
         st = system(cmd);
         free(cmd);
         return st < 0 ? -1 : decode_status(st);
+}
+
+pid_t harness_dbus_monitor(const char *interface, const char *file) {
+        char *pid_s = run_capture(NULL, "timeout 300 busctl --user monitor --match "
+                                        "\"type='signal',interface='%s'\" > '%s' 2>&1 & echo $!", interface, file);
+        pid_t pid = (pid_t) atoi(pid_s);
+
+        free(pid_s);
+        if (pid <= 0)
+                fail_msg("busctl monitor did not start");
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS;;) {
+                char *text = run_capture(NULL, "cat '%s'", file);
+                bool listening = strstr(text, "Member=Probe") != NULL;
+
+                free(text);
+                if (listening)
+                        return pid;
+                if (mono_ms() > deadline) {
+                        kill(pid, SIGTERM);
+                        fail_msg("busctl monitor never showed the probe signal (%s)", file);
+                }
+                run_cmd("busctl --user emit /org/arbiter/test/probe %s Probe", interface);
+                usleep(50000);
+        }
 }
 
 char *run_capture(int *ret_status, const char *fmt, ...) {

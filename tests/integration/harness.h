@@ -88,6 +88,13 @@ int run_cmd(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Runs a shell command and returns its stdout (malloc'd), status in *ret_status. */
 char *run_capture(int *ret_status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* `busctl --user monitor` on the suite's bus, writing the signals of
+ * INTERFACE to FILE (busctl's text format: "Member=Name" lines), started in
+ * the background; returns its pid once it listens — until FILE shows it, a
+ * signal "Probe" of INTERFACE on /org/arbiter/test/probe is emitted every
+ * 50 ms — or fails the test.  Stop it with kill(pid, SIGTERM). */
+pid_t harness_dbus_monitor(const char *interface, const char *file);
+
 /* `arbiterd --create-token ROLE NAME` against the suite's database; returns
  * the token (malloc'd) or fails the test. */
 char *create_token(const char *role, const char *name);

@@ -758,10 +758,7 @@ static void pads_pauses_and_dbus(void **state) {
         char *obj;
         assert_true(asprintf(&obj, "/org/arbiter/Arbiter1/match/%lld", (long long) id) > 0);
         assert_true(asprintf(&mon, "%s/%s.monitor", harness_env("ARBITER_TEST_TMP"), unique_name("mon")) > 0);
-        assert_int_equal(run_cmd("timeout 60 busctl --user monitor --match "
-                                 "\"type='signal',interface='org.arbiter.Arbiter1.Reflex'\" "
-                                 "> '%s' 2>&1 & echo $! > '%s.pid'", mon, mon), 0);
-        usleep(500000);         /* let the monitor subscribe */
+        pid_t mon_pid = harness_dbus_monitor("org.arbiter.Arbiter1.Reflex", mon);
         assert_dbus_doc_matches(obj, "org.arbiter.Arbiter1.Match");
         assert_dbus_doc_matches(obj, "org.arbiter.Arbiter1.Reflex");
 
@@ -871,7 +868,7 @@ static void pads_pauses_and_dbus(void **state) {
                         fail_msg("busctl monitor did not see every Reflex signal");
                 usleep(50000);
         }
-        run_cmd("kill $(cat '%s.pid') 2>/dev/null", mon);
+        kill(mon_pid, SIGTERM);
         stream_close(&pub);
         stream_close(&seat1);
         stream_close(&seat2);

@@ -296,14 +296,11 @@ static void a_live_match_is_an_object_on_dbus(void **state) {
 
         /* a call posted over REST is judged on D-Bus, and the next card follows */
         assert_true(asprintf(&mon, "%s/%s.monitor", harness_env("ARBITER_TEST_TMP"), unique_name("mon")) > 0);
-        assert_int_equal(run_cmd("timeout 20 busctl --user monitor --match "
-                                 "\"type='signal',interface='org.arbiter.Arbiter1.CrashPilot'\" "
-                                 "> '%s' 2>&1 & echo $! > '%s.pid'", mon, mon), 0);
-        usleep(500000);         /* let the monitor subscribe */
+        pid_t mon_pid = harness_dbus_monitor("org.arbiter.Arbiter1.CrashPilot", mon);
         json_decref(call(id, 1, cp_pick_call(v, false), 200));
         static const char *const want[] = { "Member=CallJudged", "STRING \"correct\"", "Member=CardRevealed" };
         bool seen = wait_file_has(mon, want, sizeof want / sizeof want[0]);
-        run_cmd("kill $(cat '%s.pid') 2>/dev/null", mon);
+        kill(mon_pid, SIGTERM);
         assert_true(seen);
         free(mon);
         json_decref(v);

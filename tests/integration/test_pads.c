@@ -319,20 +319,17 @@ static void pads_are_objects_on_dbus(void **state) {
         /* a press is a Pressed signal on the pad's object */
         char *mon;
         assert_true(asprintf(&mon, "%s/%s.monitor", harness_env("ARBITER_TEST_TMP"), unique_name("mon")) > 0);
-        assert_int_equal(run_cmd("timeout 20 busctl --user monitor --match "
-                                 "\"type='signal',interface='org.arbiter.Arbiter1.Pad',member='Pressed'\" "
-                                 "> '%s' 2>&1 & echo $! > '%s.pid'", mon, mon), 0);
-        usleep(500000);         /* let the monitor subscribe */
+        pid_t mon_pid = harness_dbus_monitor("org.arbiter.Arbiter1.Pad", mon);
         padsim_send(&sim, "{\"pad\":0,\"button\":4,\"press\":true}");
         bool seen = false;
         for (int i = 0; i < HARNESS_WAIT_MS / 50 && !seen; i++) {
                 char *text = run_capture(&st, "cat '%s'", mon);
-                seen = strstr(text, "Pressed") != NULL;
+                seen = strstr(text, "Member=Pressed") != NULL;
                 free(text);
                 if (!seen)
                         usleep(50000);
         }
-        run_cmd("kill $(cat '%s.pid') 2>/dev/null", mon);
+        kill(mon_pid, SIGTERM);
         assert_true(seen);
         free(mon);
 }
