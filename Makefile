@@ -303,6 +303,16 @@ $(FAULT_LIB): tests/fault/fsync_fault.c
 	@echo "  SHLIB   $@"
 	$(Q)$(CC) -std=gnu11 $(OPT) -g $(WARN) -fPIC -shared -o $@ $< -ldl
 
+# An LD_PRELOAD shim that makes write(2) to one chosen pty return only when
+# the test lets it (tests/fault/write_hold.c), for the clock sync's test
+# (test_pad_sync); never sanitized, like the one above.
+HOLD_LIB   := $(BUILD)/tests/libwrite_hold.so
+build-tests: $(HOLD_LIB)
+$(HOLD_LIB): tests/fault/write_hold.c
+	@mkdir -p $(@D)
+	@echo "  SHLIB   $@"
+	$(Q)$(CC) -std=gnu11 $(OPT) -g $(WARN) -fPIC -shared -o $@ $< -ldl
+
 install: all
 	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/migrations \
 	  $(DESTDIR)$(DATADIR)/web $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DBUSDIR) \
