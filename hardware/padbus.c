@@ -926,6 +926,12 @@ static void on_event(struct pad_state *s, const struct frame *f, int64_t now) {
         p.event_no = e.event_no;
         p.received_usec = now;
         r = clock_model_to_host(&s->pub.clock, e.pad_time, &p.time_usec, &p.uncertainty_usec);
+        if (r >= 0)
+                /* The stamp came up to PROTO_STAMP_LATENCY_US after the edge,
+                 * and the SYNCs' rx stamps as late: the press is at most that
+                 * much earlier than its stamp maps to, and the model's offset
+                 * at most half of it later. */
+                p.uncertainty_usec += PROTO_STAMP_LATENCY_US;
         if (r < 0) {
                 /* no clock, or not synced yet: the model subtracts the
                  * transport's typical delay and widens the bound to its jitter */

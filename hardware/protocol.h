@@ -37,6 +37,10 @@
 #define PROTO_ADDR_MAX          247
 #define PROTO_ADDR_BROADCAST    0xff
 #define PROTO_HEADER_LEN        5       /* version, address, seq (2), type */
+/* A pad with a clock stamps an edge, and a received delimiter, at most this
+ * long after it happened (its interrupt latency: docs/protocol.md section 7);
+ * the host widens every press's uncertainty by it. */
+#define PROTO_STAMP_LATENCY_US  32
 #define PROTO_CRC_LEN           2
 #define PROTO_MAX_PAYLOAD       32
 #define PROTO_MAX_FRAME         (PROTO_HEADER_LEN + PROTO_MAX_PAYLOAD + PROTO_CRC_LEN)
