@@ -65,6 +65,7 @@ SIM_UID_BASE=0x7f00             # padsim's pads 0000000000007f00, ..01
 AVR_UIDS=(0x7f10 0x7f11)        # the emulated pads
 PPMS=(30 -40)                   # both kinds' crystals
 PAIR_SPACING_US=100000
+MATCH_US=20000                  # a claim this close to a true press is its claim
 MIN_SAMPLES=12                  # clock samples per pad before measuring
 BATCH=25                        # pairs scheduled at once (avrpad keeps 64 edges)
 GOAL_JUDGED_MS=0.5
@@ -240,8 +241,26 @@ ordering() {    # ordering KIND ID0 ID1 → $tmp/ordering-KIND.txt "t0 t1 r0 u0 
                         '[.items[] | select(.pad == $id)] | sort_by(.event_no) | .[] | "\(.time_us) \(.uncertainty_us)"' \
                         "$tmp/presses-$kind.json" >"$tmp/claim-$kind-$p.txt"
         done
-        paste -d' ' "$tmp/truth-$kind-0.txt" "$tmp/truth-$kind-1.txt" "$tmp/claim-$kind-0.txt" "$tmp/claim-$kind-1.txt" |
-                awk 'NF == 6' >"$tmp/ordering-$kind.txt"
+        # Each press matched with its claim (the claim within MATCH_US of
+        # it; a press a lagging simulator refused or a claim of nothing is
+        # left out), then the two pads' presses paired (within 10 ms).
+        for p in 0 1; do
+                matched "$tmp/truth-$kind-$p.txt" "$tmp/claim-$kind-$p.txt" >"$tmp/matched-$kind-$p.txt"
+        done
+        awk 'NR == FNR { t[NR] = $1; c[NR] = $2 " " $3; n = NR; next }
+             { while (i < n && t[i + 1] < $1 - 10000) i++
+               if (i < n && t[i + 1] - $1 < 10000 && $1 - t[i + 1] < 10000) { i++; print t[i], $1, c[i], $2, $3 } }' \
+                "$tmp/matched-$kind-0.txt" "$tmp/matched-$kind-1.txt" >"$tmp/ordering-$kind.txt"
+        local lost=$((PAIRS - $(wc -l <"$tmp/ordering-$kind.txt")))
+        ((lost == 0)) || log "$kind: $lost of $PAIRS pairs not measured (a press not injected or not reported)"
+}
+
+# "truth claim uncertainty" for each true time of TRUTHS with a claim of
+# CLAIMS ("time uncertainty", both in time order) within MATCH_US of it.
+matched() {     # matched TRUTHS CLAIMS
+        awk -v m="$MATCH_US" 'NR == FNR { t[NR] = $1; n = NR; next }
+             { while (i < n && t[i + 1] < $1 - m) i++
+               if (i < n && t[i + 1] - $1 <= m) { i++; print t[i], $1, $2 } }' "$1" "$2"
 }
 
 # The value at quantile Q of the numbers on stdin, "-" when there are none.
