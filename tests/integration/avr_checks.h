@@ -27,8 +27,9 @@ void avr_check_discovery(struct avr_stage *s);
  * time the pad printed. */
 void avr_check_press_times(struct avr_stage *s, unsigned presses);
 /* Pads a and b press in pairs from 3 ms apart down to the same
- * microsecond, either first: never reported in the wrong order beyond
- * their combined uncertainty, 3 ms apart in the right one, and listed in
+ * microsecond, either first: never reported in the wrong order by more than
+ * the judge's tie threshold (their combined uncertainty, or the 100 µs tie
+ * window if that is more), 3 ms apart in the right one, and listed in
  * reported-time order. */
 void avr_check_order(struct avr_stage *s, unsigned a, unsigned b);
 /* A PRESS lost on the line (drop out) and an ACK lost on its way to the pad

@@ -10,8 +10,9 @@
  *                   that the daemon polls it (docs/protocol.md section 10).
  *
  * Either way the daemon reads at 1 Mbaud (the firmware's speed) with
- * [pads] pty_wire_time = yes, a generous settle window, and syncs every
- * 200 ms.  Pad i is uid uid_base + i with crystal error ppm[i].
+ * [pads] pty_wire_time = yes, a generous settle window (50 ms, 150 on a
+ * bus, with a 20 ms rs485_reply_margin), and syncs every 200 ms.  Pad i is
+ * uid uid_base + i with crystal error ppm[i].
  *
  * Presses are injected at chosen host times (CLOCK_MONOTONIC µs, the clock
  * arbiterd reports in: avrpad's hNNN, which each pad turns into its own
@@ -34,7 +35,13 @@
 #define AVR_STAGE_MAX_PADS      4
 /* How far ahead of now a press is scheduled: the command must reach the
  * pad's process before its emulated clock gets there, on a loaded machine. */
-#define AVR_STAGE_LEAD_US       300000
+#define AVR_STAGE_LEAD_US       200000
+/* The same for a single press, which only has to come after what the test
+ * saw (the window it presses in). */
+#define AVR_STAGE_TAP_LEAD_US   100000
+/* How many times a press that came after its time is tried again before
+ * the machine is called too slow for the test. */
+#define AVR_STAGE_TRIES         10
 
 enum avr_line {
         AVR_LINES_OWN,
@@ -105,8 +112,9 @@ int64_t avr_stage_pressed(struct avr_stage *s, unsigned i, unsigned button, size
 /* Both: presses pad i's button at host_us (held 50 ms); fails the test
  * when the pad refuses. */
 int64_t avr_stage_press(struct avr_stage *s, unsigned i, unsigned button, int64_t host_us);
-/* Presses pad i's button at once and releases it 30 ms (emulated) later;
- * returns the host µs the pad printed for the press. */
+/* Presses pad i's button a moment from now (AVR_STAGE_TAP_LEAD_US: never
+ * in a lagging emulation's past) and releases it 30 ms later; returns the
+ * host µs the pad printed for the press. */
 int64_t avr_stage_tap(struct avr_stage *s, unsigned i, unsigned button);
 
 #endif
