@@ -62,7 +62,8 @@ PGCLUSTER=${PGCLUSTER:-$ROOT/tools/pgcluster}
 KEEP_LOGS=${KEEP_LOGS:-0}
 
 SIM_UID_BASE=0x7f00             # padsim's pads 0000000000007f00, ..01
-AVR_UIDS=(0x7f10 0x7f11)        # the emulated pads
+AVR_UIDS=(0x7f10 0x7f11)        # the emulated pads, one on each line
+BUS_UID=0x7f20                  # two emulated pads on one RS-485 bus: ..7f20, ..7f21
 PPMS=(30 -40)                   # both kinds' crystals
 PAIR_SPACING_US=100000
 MATCH_US=20000                  # a claim this close to a true press is its claim
@@ -82,7 +83,7 @@ BENCH_NAME=avr
 
 cleanup() {
         local status=$?
-        exec 7>&- 8>&- 9>&-     # the simulators' scripts
+        exec 6>&- 7>&- 8>&- 9>&-        # the simulators' scripts
         bench_teardown "$status"
 }
 
@@ -103,8 +104,8 @@ start_sims() {  # start_sims BUILD_DIR
         local build=$1 k
         log "starting PostgreSQL, padsim and two emulated pads in $tmp"
         pg_up
-        mkfifo "$tmp/sim.in" "$tmp/avr0.in" "$tmp/avr1.in"
-        exec 7<>"$tmp/sim.in" 8<>"$tmp/avr0.in" 9<>"$tmp/avr1.in"
+        mkfifo "$tmp/sim.in" "$tmp/avr0.in" "$tmp/avr1.in" "$tmp/bus.in"
+        exec 7<>"$tmp/sim.in" 8<>"$tmp/avr0.in" 9<>"$tmp/avr1.in" 6<>"$tmp/bus.in"
         "$build/arbiter-padsim" --pads 2 --uid-base "$SIM_UID_BASE" --drift-ppm "${PPMS[0]},${PPMS[1]}" \
                 --offset-us 1200,-800 --link "$tmp/sim" --events --quiet --script - \
                 <"$tmp/sim.in" >"$tmp/sim.out" 2>"$tmp/sim.log" &
@@ -115,7 +116,10 @@ start_sims() {  # start_sims BUILD_DIR
         "$build/tests/avr/avrpad" --uid "${AVR_UIDS[1]}" --ppm "${PPMS[1]}" --link "$tmp/avr1" \
                 "$build/firmware/pad.elf" <"$tmp/avr1.in" >"$tmp/avr1.out" 2>"$tmp/avr1.log" &
         started $! avrpad1
-        for k in sim avr0 avr1; do
+        "$build/tests/avr/avrpad" --pads 2 --rs485 --uid "$BUS_UID" --ppm "${PPMS[0]},${PPMS[1]}" --link "$tmp/bus" \
+                "$build/firmware/pad.elf" <"$tmp/bus.in" >"$tmp/bus.out" 2>"$tmp/bus.log" &
+        started $! "avrpad (bus)"
+        for k in sim avr0 avr1 bus; do
                 for _ in $(seq 100); do [[ -L $tmp/$k ]] && break; sleep 0.05; done
                 [[ -L $tmp/$k ]] || die "$k did not create its link (log: $tmp/$k.log)"
         done
@@ -126,9 +130,14 @@ start_sims() {  # start_sims BUILD_DIR
 # air time, as on a wire).  One daemon at a time: the database has one.
 start_daemon() {        # start_daemon BUILD_DIR KIND
         local build=$1 kind=$2 i ports wire
-        if [[ $kind == sim ]]; then ports="$tmp/sim" wire=no; else ports="$tmp/avr0 $tmp/avr1" wire=yes; fi
+        case $kind in
+        sim) ports="$tmp/sim" wire=no ;;
+        avr) ports="$tmp/avr0 $tmp/avr1" wire=yes ;;
+        bus) ports="$tmp/bus" wire=yes ;;
+        esac
         printf '[pads]\nbaud = 1000000\npty_wire_time = %s\nsettle_window = %s\n' "$wire" "$SETTLE_US" \
                 >"$tmp/arbiterd-$kind.conf"
+        [[ $kind == bus ]] && echo "rs485_ports = $ports" >>"$tmp/arbiterd-$kind.conf"
         PORT=$(free_port)
         local env=(ARBITER_DSN="$DSN" ARBITER_MIGRATIONS="$ROOT/migrations" ARBITER_BUS=none
                    ARBITER_LISTEN="127.0.0.1:$PORT" ARBITER_SPOOL="$tmp/spool-$kind" ARBITER_LOG_LEVEL=debug
@@ -174,6 +183,21 @@ stop_daemon() {
 
 pad_id() { printf '%016x' "$1"; }
 
+# A command line to emulated pad PAD (0, 1) of KIND: avr, one avrpad each;
+# bus, the two pads of one avrpad (@K).
+to_pad() {      # to_pad KIND PAD LINE
+        if [[ $1 == bus ]]; then echo "@$2 $3" >&6; else echo "$3" >&$((8 + $2)); fi
+}
+
+# The file where emulated pad PAD of KIND prints, and what its lines say
+# before TEXT there (on the bus both pads print to one file, "pad K TEXT").
+pad_file() {    # pad_file KIND PAD
+        if [[ $1 == bus ]]; then echo "$tmp/bus.out"; else echo "$tmp/avr$2.out"; fi
+}
+pad_says() {    # pad_says KIND PAD TEXT
+        if [[ $1 == bus ]]; then echo "pad $2 $3"; else echo "$3"; fi
+}
+
 # ---- ordering -----------------------------------------------------------------
 
 # The host time now (CLOCK_MONOTONIC µs), as emulated pad 0 tells it.
@@ -190,7 +214,7 @@ avr_now() {
 schedule() {    # schedule KIND FROM TO
         local kind=$1 k gaps t0 first second gap base
         read -ra gaps <<<"$GAPS"
-        [[ $kind == avr ]] && base=$(($(avr_now) + 300000))
+        [[ $kind != sim ]] && base=$(($(avr_now) + 300000))
         for ((k = $2; k < $3; k++)); do
                 gap=${gaps[k % ${#gaps[@]}]}
                 first=$((k % 2))
@@ -203,10 +227,10 @@ schedule() {    # schedule KIND FROM TO
                                 "$((t0 + gap))" "$second" >&7
                 else
                         t0=$((base + (k - $2) * PAIR_SPACING_US))
-                        echo "press 0 h$t0" >&$((8 + first))
-                        echo "release 0 h$((t0 + 30000))" >&$((8 + first))
-                        echo "press 0 h$((t0 + gap))" >&$((8 + second))
-                        echo "release 0 h$((t0 + gap + 30000))" >&$((8 + second))
+                        to_pad "$kind" "$first" "press 0 h$t0"
+                        to_pad "$kind" "$first" "release 0 h$((t0 + 30000))"
+                        to_pad "$kind" "$second" "press 0 h$((t0 + gap))"
+                        to_pad "$kind" "$second" "release 0 h$((t0 + gap + 30000))"
                 fi
         done
 }
@@ -216,7 +240,7 @@ truths() {      # truths KIND PAD
         if [[ $1 == sim ]]; then
                 sed -n "s/.*PRESS pad=$2 .*host_us=\([0-9]*\).*/\1/p" "$tmp/sim.out"
         else
-                sed -n 's/.*button 0 pressed host_us \([0-9]*\).*/\1/p' "$tmp/avr$2.out"
+                sed -n "s/.*$(pad_says "$1" "$2" "button 0 pressed host_us") \([0-9]*\).*/\1/p" "$(pad_file "$1" "$2")"
         fi
 }
 
@@ -308,7 +332,7 @@ pick_button() {
 
 # One round on KIND at TABLE; appends "press_us sse_us" to FILE.
 play_round() {  # play_round KIND TABLE N FILE
-        local kind=$1 n=$3 m view window state i button pad ns np line tp ts
+        local kind=$1 n=$3 m view window state i button pad ns np line tp ts said
         for ((i = 0; ; i++)); do
                 m=$(api GET "/v1/matches/$MATCH") || die "GET /v1/matches/$MATCH failed"
                 state=$(jq -r .state <<<"$m")
@@ -333,13 +357,14 @@ play_round() {  # play_round KIND TABLE N FILE
                 np=$(count "$tmp/sim.out" "PRESS pad=$pad ")
                 printf '{"pad": %d, "button": %d, "press": true, "hold_ms": 20}\n' "$pad" "$button" >&7
         else
-                np=$(count "$tmp/avr$pad.out" "button $button pressed host_us")
-                echo "press $button" >&$((8 + pad))
+                said=$(pad_says "$kind" "$pad" "button $button pressed host_us")
+                np=$(count "$(pad_file "$kind" "$pad")" "$said")
+                to_pad "$kind" "$pad" "press $button"
         fi
         sleep 0.05
         if ! wait_count "$SSE" 'event: call_judged' "$ns" "$ROUND_TIMEOUT_S"; then
                 log "$kind round $n: no verdict within $ROUND_TIMEOUT_S s; skipped"
-                [[ $kind == avr ]] && echo "release $button" >&$((8 + pad))
+                [[ $kind != sim ]] && to_pad "$kind" "$pad" "release $button"
                 return 0
         fi
         if [[ $kind == sim ]]; then
@@ -347,9 +372,9 @@ play_round() {  # play_round KIND TABLE N FILE
                 line=$(grep "PRESS pad=$pad " "$tmp/sim.out" | tail -n 1)
                 tp=$(sed -n 's/.*host_us=\([0-9]*\).*/\1/p' <<<"$line")
         else
-                echo "release $button" >&$((8 + pad))
-                wait_count "$tmp/avr$pad.out" "button $button pressed host_us" "$np" 1 || return 0
-                tp=$(grep "button $button pressed host_us" "$tmp/avr$pad.out" | tail -n 1 |
+                to_pad "$kind" "$pad" "release $button"
+                wait_count "$(pad_file "$kind" "$pad")" "$said" "$np" 1 || return 0
+                tp=$(grep "$said" "$(pad_file "$kind" "$pad")" | tail -n 1 |
                      sed 's/.*pressed host_us \([0-9]*\).*/\1/')
         fi
         ts=$(grep 'event: call_judged' "$SSE" | tail -n 1 | cut -d' ' -f1)
@@ -370,9 +395,17 @@ judged() {      # judged KIND ID0 ID1 → $tmp/judged-KIND.txt
         api POST "/v1/matches/$MATCH/abort" >/dev/null || true
 }
 
+# The settle window KIND's daemon used (its debug line for each window the
+# judge decided; the configured one on a full-duplex line, wider on a bus).
+settle_of() {   # settle_of KIND
+        local w
+        w=$(grep -m1 -o 'settle window [0-9]* µs' "$tmp/arbiterd-$1.log" | grep -o '[0-9]*' || true)
+        echo "${w:-$SETTLE_US}"
+}
+
 # "p50 p99 n" in ms of arrival − press − settle over KIND's rounds.
 judged_figures() {
-        awk -v s="$SETTLE_US" '{ print ($2 - $1 - s) / 1000 }' "$tmp/judged-$1.txt" | sort -g |
+        awk -v s="$(settle_of "$1")" '{ print ($2 - $1 - s) / 1000 }' "$tmp/judged-$1.txt" | sort -g |
                 awk '{ v[NR] = $1 } END {
                         if (NR == 0) { print "- - 0"; exit }
                         i50 = int(0.50 * NR + 0.999); i99 = int(0.99 * NR + 0.999)
@@ -394,7 +427,7 @@ main() {
         trap 'exit 130' INT TERM
 
         start_sims "$build"
-        local sim0 sim1 avr0 avr1
+        local sim0 sim1 avr0 avr1 bus0 bus1
         sim0=$(pad_id $((SIM_UID_BASE))) sim1=$(pad_id $((SIM_UID_BASE + 1)))
         avr0=$(pad_id $((AVR_UIDS[0]))) avr1=$(pad_id $((AVR_UIDS[1])))
         log "arbiter-padsim: $PAIRS pairs of presses ($GAPS µs apart), then $ROUNDS Crash Pilot calls"
@@ -407,8 +440,14 @@ main() {
         ordering avr "$avr0" "$avr1"
         judged avr "$avr0" "$avr1"
         stop_daemon
+        log "two emulated pads on one RS-485 bus, polled: the same"
+        bus0=$(pad_id $((BUS_UID))) bus1=$(pad_id $((BUS_UID + 1)))
+        start_daemon "$build" bus
+        ordering bus "$bus0" "$bus1"
+        judged bus "$bus0" "$bus1"
+        stop_daemon
 
-        local s a
+        local s a r
         echo
         echo "Ordering: pairs of presses on two pads ($GAPS µs apart, cycled), the claim (GET /v1/presses"
         echo "time_us ± uncertainty_us) against the injected time; 1 Mbaud, crystals ${PPMS[*]} ppm"
@@ -416,8 +455,10 @@ main() {
                 "|err| p50" "|err| p99" "u p50 µs"
         read -ra s < <(ordering_figures sim)
         read -ra a < <(ordering_figures avr)
+        read -ra r < <(ordering_figures bus)
         printf '%-22s %6s %7s %7s %7s %8s %9s %9s %9s\n' "arbiter-padsim" "${s[@]}"
         printf '%-22s %6s %7s %7s %7s %8s %9s %9s %9s\n' "firmware on simavr" "${a[@]}"
+        printf '%-22s %6s %7s %7s %7s %8s %9s %9s %9s\n' "firmware, RS-485 bus" "${r[@]}"
         report_row avr.ordering.wrong_pct "pairs of presses in the wrong order, emulated firmware (gaps $GAPS µs)" % \
                 "${a[3]}" "${s[3]}" "arbiter-padsim, same run" diff_max 0
         report_row avr.ordering.right_pct "pairs of presses ordered (not tied), emulated firmware" % \
@@ -428,15 +469,25 @@ main() {
                 "${a[4]}" "${s[4]}" "arbiter-padsim, same run" ratio_min 1
         report_row avr.error_p99_us "|reported − true press time|, p99, emulated firmware" µs \
                 "${a[6]}" "${s[6]}" "arbiter-padsim, same run" none
+        report_row avr.bus.ordering.wrong_pct "pairs of presses in the wrong order, emulated firmware on an RS-485 bus" % \
+                "${r[3]}" "${s[3]}" "arbiter-padsim, same run" diff_max 0
+        report_row avr.bus.within_pct "presses within the stated uncertainty, emulated firmware on an RS-485 bus" % \
+                "${r[4]}" "${s[4]}" "arbiter-padsim, same run" ratio_min 1
+        report_row avr.bus.ordering.tie_pct "pairs of presses tied, emulated firmware on an RS-485 bus" % \
+                "${r[2]}" "${s[2]}" "arbiter-padsim, same run" none
 
         echo
-        echo "Press to judged: a Crash Pilot call, the press's true time → call_judged on SSE − settle window"
-        echo "($SETTLE_US µs), ms"
-        printf '%-22s %9s %9s %6s\n' pads "p50 ms" "p99 ms" rounds
+        echo "Press to judged: a Crash Pilot call, the press's true time → call_judged on SSE − the settle window"
+        echo "the daemon used, ms"
+        printf '%-22s %9s %9s %6s %10s\n' pads "p50 ms" "p99 ms" rounds "settle µs"
         read -ra s < <(judged_figures sim)
         read -ra a < <(judged_figures avr)
-        printf '%-22s %9s %9s %6s\n' "arbiter-padsim" "${s[@]}"
-        printf '%-22s %9s %9s %6s\n' "firmware on simavr" "${a[@]}"
+        read -ra r < <(judged_figures bus)
+        printf '%-22s %9s %9s %6s %10s\n' "arbiter-padsim" "${s[@]}" "$(settle_of sim)"
+        printf '%-22s %9s %9s %6s %10s\n' "firmware on simavr" "${a[@]}" "$(settle_of avr)"
+        printf '%-22s %9s %9s %6s %10s\n' "firmware, RS-485 bus" "${r[@]}" "$(settle_of bus)"
+        report_row avr.bus.judged_p99_ms "pad press → call_judged on SSE − settle window (a poll round's), p99, \
+emulated firmware on an RS-485 bus" ms "${r[1]}" "${s[1]}" "arbiter-padsim, same run" none
         report_row avr.judged_p50_ms "pad press → call_judged on SSE − settle window, p50, emulated firmware" ms \
                 "${a[0]}" "${s[0]}" "arbiter-padsim, same run" diff_max "$GOAL_JUDGED_MS"
         report_row avr.judged_p99_ms "pad press → call_judged on SSE − settle window, p99, emulated firmware" ms \
