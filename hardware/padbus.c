@@ -78,6 +78,10 @@ struct rival_state {
         struct event_window events;     /* so that a retransmission is not counted twice */
 };
 
+/* Lights the host remembers per pad: LIGHT's button is a byte, but a pad
+ * has at most 16 buttons (LOCKOUT's mask). */
+#define OUTPUT_BUTTONS 16
+
 struct pad_state {
         struct pad pub;                 /* first: &state->pub is the public view */
         struct port *port;
@@ -91,6 +95,14 @@ struct pad_state {
         bool sync_answered;             /* the SYNC sync_id was answered: a second answer is a second device */
         unsigned syncs_ok;
         struct rival_state rivals[PAD_RIVALS_MAX];      /* parallel to pub.identity.rivals */
+        /* What the host last asked the pad to show, sent again when its
+         * rx_errors go up (docs/protocol.md section 6): each light's mode
+         * and when it goes off (0: until changed), and the lockout. */
+        struct { bool set; uint8_t mode; int64_t off_usec; } lights[OUTPUT_BUTTONS];
+        bool lockout_set;
+        uint16_t lockout_mask;
+        bool have_rx_errors;            /* a HEARTBEAT was heard since the pad (re)started */
+        uint16_t rx_errors;
 };
 
 /* A device a frame comes from: a pad's own (rival < 0) or one of its
@@ -977,6 +989,8 @@ static void on_sync_reply(struct pad_state *s, const struct frame *f, int64_t no
         s->pub.counters.syncs_answered++;
 }
 
+static void outputs_resend(struct pad_state *s, int64_t now);
+
 static void on_frame(void *userdata, const struct frame *f) {
         struct port *p = userdata;
         struct padbus *b = p->bus;
@@ -1032,8 +1046,13 @@ static void on_frame(void *userdata, const struct frame *f) {
                 break;
         case PROTO_HEARTBEAT: {
                 struct proto_heartbeat h;
-                if (proto_unpack_heartbeat(f, &h) == 0)
+                if (proto_unpack_heartbeat(f, &h) == 0) {
                         s->pub.counters.pad_rx_errors = h.rx_errors;
+                        if (s->have_rx_errors && h.rx_errors != s->rx_errors)
+                                outputs_resend(s, now);
+                        s->have_rx_errors = true;
+                        s->rx_errors = h.rx_errors;
+                }
                 break;
         }
         default:
@@ -1540,6 +1559,13 @@ int padbus_light(struct padbus *b, const char *id, uint8_t button, uint8_t mode,
                 return r;
         proto_pack_light(&f, &(struct proto_light) { .button = button, .mode = mode, .duration_ms = duration_ms });
         r = port_send(s->port, s->pub.address, &f);
+        int64_t off = duration_ms ? now_usec() + (int64_t) duration_ms * USEC_PER_MSEC : 0;
+        for (unsigned i = 0; i < OUTPUT_BUTTONS; i++)
+                if (button == 0xff || button == i) {
+                        s->lights[i].set = true;
+                        s->lights[i].mode = mode;
+                        s->lights[i].off_usec = off;
+                }
         return r < 0 ? r : 0;
 }
 
@@ -1564,7 +1590,32 @@ int padbus_lockout(struct padbus *b, const char *id, uint16_t button_mask) {
                 return r;
         proto_pack_lockout(&f, &(struct proto_lockout) { .button_mask = button_mask });
         r = port_send(s->port, s->pub.address, &f);
+        s->lockout_set = true;
+        s->lockout_mask = button_mask;
         return r < 0 ? r : 0;
+}
+
+/* The pad dropped frames from the host (its rx_errors went up): its lockout
+ * and lights may not be what the host asked for, so they are sent again —
+ * each light still meant to be shown, with what is left of its duration;
+ * lights asked to go off, or to stay until changed, as they were asked. */
+static void outputs_resend(struct pad_state *s, int64_t now) {
+        struct frame f;
+
+        if (s->lockout_set) {
+                proto_pack_lockout(&f, &(struct proto_lockout) { .button_mask = s->lockout_mask });
+                port_send(s->port, s->pub.address, &f);
+        }
+        for (unsigned i = 0; i < OUTPUT_BUTTONS; i++) {
+                int64_t left = s->lights[i].off_usec - now;
+
+                if (!s->lights[i].set || (s->lights[i].off_usec && left < USEC_PER_MSEC))
+                        continue;
+                proto_pack_light(&f, &(struct proto_light) {
+                        .button = (uint8_t) i, .mode = s->lights[i].mode,
+                        .duration_ms = s->lights[i].off_usec ? (uint16_t) (left / USEC_PER_MSEC) : 0 });
+                port_send(s->port, s->pub.address, &f);
+        }
 }
 
 int64_t padbus_effective_settle_us(const struct padbus *b) {

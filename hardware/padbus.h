@@ -270,7 +270,11 @@ void padbus_stats(const struct padbus *b, struct padbus_stats *ret);
  * -ENOENT unknown id, -ENOTCONN not connected. */
 int padbus_identify(struct padbus *b, const char *id);
 
-/* Pad feedback (docs/protocol.md section 6), sent at once: LIGHT a button
+/* Pad feedback (docs/protocol.md section 6), sent at once (on an RS-485
+ * bus: at the pad's next turn).  The driver remembers each pad's lockout
+ * and lights and sends them again — each light with what is left of its
+ * duration — when the pad's HEARTBEAT says its rx_errors went up: a frame
+ * of the host's was lost on its way.  LIGHT a button
  * (0xff: every button) with a proto_light_mode for duration_ms (0: until
  * changed), BUZZ with a pattern (0 steady, 1 short beeps, 2 long-short),
  * LOCKOUT the buttons in the mask (0: none).  0, -ENOENT unknown id,

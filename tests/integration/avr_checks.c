@@ -696,6 +696,25 @@ void avr_check_lights_and_buzzer(struct avr_stage *s) {
         wait_past(0, t + 1200000);
         expect_lit(0, b, t, 1000);
 
+        /* the same with the LIGHT lost on its way: the pad counts the gap
+         * in the host's seq, its rx_errors go up, and the host sends its
+         * lights again (docs/protocol.md section 6) */
+        v = next_window(id, &w);
+        b = pick_button(v, false);
+        json_decref(v);
+        mark[0] = avr_stage_mark(s, 0);
+        avr_stage_send(s, 0, "drop in 1 LIGHT");
+        tap(0, b);
+        ev = next_event(&st, &at, decisions);
+        assert_string_equal(ev->name, "call_judged");
+        assert_string_equal(json_string_value(json_object_get(ev->data, "verdict")), "correct");
+        char lit[32];
+        snprintf(lit, sizeof lit, "light %u on", b);
+        avr_stage_expect(s, 0, &mark[0], "dropped in frame", NULL, 0);
+        avr_stage_expect(s, 0, &mark[0], lit, NULL, 0);
+        snprintf(lit, sizeof lit, "light %u off", b);
+        avr_stage_expect(s, 0, &mark[0], lit, NULL, 0);
+
         /* seat 2 calls wrong: pad 1's buzzer, on then off */
         v = next_window(id, &w);
         b = pick_button(v, true);
