@@ -101,7 +101,7 @@ struct pad_state {
         struct { bool set; uint8_t mode; int64_t off_usec; } lights[OUTPUT_BUTTONS];
         bool lockout_set;
         uint16_t lockout_mask;
-        bool have_rx_errors;            /* a HEARTBEAT was heard since the pad (re)started */
+        bool have_rx_errors;            /* a HEARTBEAT was heard from it: rx_errors is its count */
         uint16_t rx_errors;
 };
 
@@ -938,17 +938,17 @@ static void on_event(struct pad_state *s, const struct frame *f, int64_t now) {
         p.event_no = e.event_no;
         p.received_usec = now;
         r = clock_model_to_host(&s->pub.clock, e.pad_time, &p.time_usec, &p.uncertainty_usec);
-        if (r >= 0)
-                /* The stamp came up to PROTO_STAMP_LATENCY_US after the edge,
-                 * and the SYNCs' rx stamps as late: the press is at most that
-                 * much earlier than its stamp maps to, and the model's offset
-                 * at most half of it later. */
-                p.uncertainty_usec += PROTO_STAMP_LATENCY_US;
         if (r < 0) {
                 /* no clock, or not synced yet: the model subtracts the
                  * transport's typical delay and widens the bound to its jitter */
                 clock_model_receive_time(&s->pub.clock, now, &p.time_usec, &p.uncertainty_usec);
                 p.clock_fallback = true;
+        } else {
+                /* The stamp came up to PROTO_STAMP_LATENCY_US after the edge,
+                 * and the SYNCs' rx stamps as late: the press is at most that
+                 * much earlier than its stamp maps to, and the model's offset
+                 * at most half of it later. */
+                p.uncertainty_usec += PROTO_STAMP_LATENCY_US;
         }
         p.received_no = ++b->next_received_no;
         /* Held before the consumer sees it: the consumer may make the press
@@ -989,7 +989,40 @@ static void on_sync_reply(struct pad_state *s, const struct frame *f, int64_t no
         s->pub.counters.syncs_answered++;
 }
 
-static void outputs_resend(struct pad_state *s, int64_t now);
+/* Whether lights a and b of a pad say the same. */
+static bool same_light(const struct pad_state *s, unsigned a, unsigned b) {
+        return s->lights[a].set == s->lights[b].set && s->lights[a].mode == s->lights[b].mode &&
+               s->lights[a].off_usec == s->lights[b].off_usec;
+}
+
+/* The pad dropped frames from the host (its rx_errors went up): its lockout
+ * and lights may not be what the host asked for, so they are sent again —
+ * each light still meant to be shown, with what is left of its duration;
+ * lights asked to go off, or to stay until changed, as they were asked.
+ * Lights all alike (the usual case: LIGHT 0xff) go as one frame, which on
+ * an RS-485 bus is one turn, not one per button. */
+static void outputs_resend(struct pad_state *s, int64_t now) {
+        unsigned n = s->pub.n_buttons < OUTPUT_BUTTONS ? s->pub.n_buttons : OUTPUT_BUTTONS;
+        bool alike = n > 0;
+        struct frame f;
+
+        if (s->lockout_set) {
+                proto_pack_lockout(&f, &(struct proto_lockout) { .button_mask = s->lockout_mask });
+                port_send(s->port, s->pub.address, &f);
+        }
+        for (unsigned i = 1; i < n; i++)
+                alike &= same_light(s, 0, i);
+        for (unsigned i = 0; i < (alike ? 1 : n); i++) {
+                int64_t left = s->lights[i].off_usec - now;
+
+                if (!s->lights[i].set || (s->lights[i].off_usec && left < USEC_PER_MSEC))
+                        continue;
+                proto_pack_light(&f, &(struct proto_light) {
+                        .button = alike ? 0xff : (uint8_t) i, .mode = s->lights[i].mode,
+                        .duration_ms = s->lights[i].off_usec ? (uint16_t) (left / USEC_PER_MSEC) : 0 });
+                port_send(s->port, s->pub.address, &f);
+        }
+}
 
 static void on_frame(void *userdata, const struct frame *f) {
         struct port *p = userdata;
@@ -1593,29 +1626,6 @@ int padbus_lockout(struct padbus *b, const char *id, uint16_t button_mask) {
         s->lockout_set = true;
         s->lockout_mask = button_mask;
         return r < 0 ? r : 0;
-}
-
-/* The pad dropped frames from the host (its rx_errors went up): its lockout
- * and lights may not be what the host asked for, so they are sent again —
- * each light still meant to be shown, with what is left of its duration;
- * lights asked to go off, or to stay until changed, as they were asked. */
-static void outputs_resend(struct pad_state *s, int64_t now) {
-        struct frame f;
-
-        if (s->lockout_set) {
-                proto_pack_lockout(&f, &(struct proto_lockout) { .button_mask = s->lockout_mask });
-                port_send(s->port, s->pub.address, &f);
-        }
-        for (unsigned i = 0; i < OUTPUT_BUTTONS; i++) {
-                int64_t left = s->lights[i].off_usec - now;
-
-                if (!s->lights[i].set || (s->lights[i].off_usec && left < USEC_PER_MSEC))
-                        continue;
-                proto_pack_light(&f, &(struct proto_light) {
-                        .button = (uint8_t) i, .mode = s->lights[i].mode,
-                        .duration_ms = s->lights[i].off_usec ? (uint16_t) (left / USEC_PER_MSEC) : 0 });
-                port_send(s->port, s->pub.address, &f);
-        }
 }
 
 int64_t padbus_effective_settle_us(const struct padbus *b) {
