@@ -324,33 +324,11 @@ new_match() {   # new_match TABLE → MATCH
         LAST_WINDOW=""
 }
 
-pick_button() {
-        jq -r '.face_up as $f
-               | [.rows | to_entries[] | select(all(.value[]; .object != $f.object and .colour != $f.colour))
-                 | .key] | if length > 0 then .[0] else 6 end' <<<"$1"
-}
-
 # One round on KIND at TABLE; appends "press_us sse_us" to FILE.
 play_round() {  # play_round KIND TABLE N FILE
-        local kind=$1 n=$3 m view window state i button pad ns np line tp ts said
-        for ((i = 0; ; i++)); do
-                m=$(api GET "/v1/matches/$MATCH") || die "GET /v1/matches/$MATCH failed"
-                state=$(jq -r .state <<<"$m")
-                if [[ $state != running ]]; then
-                        new_match "$2"
-                        continue
-                fi
-                view=$(jq -c .view <<<"$m")
-                window=$(jq -r '.window.id // empty' <<<"$view")
-                if [[ -n $window && $window != "$LAST_WINDOW" ]] &&
-                   jq -e '.face_up | type == "object"' <<<"$view" >/dev/null; then
-                        break
-                fi
-                ((i < ROUND_TIMEOUT_S * 200)) || die "no new window in match $MATCH"
-                sleep 0.005
-        done
-        LAST_WINDOW=$window
-        button=$(pick_button "$view")
+        local kind=$1 n=$3 button pad ns np line tp ts said
+        cp_next_window "$2"
+        button=$(cp_pick_button "$VIEW")
         pad=$((n % 2))
         ns=$(count "$SSE" 'event: call_judged')
         if [[ $kind == sim ]]; then

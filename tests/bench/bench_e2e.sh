@@ -167,36 +167,12 @@ new_match() {
         LAST_WINDOW=""
 }
 
-# The pad button for a legal call on the face-up card of VIEW (rows 1–6 are
-# buttons 0–5, "doesn't fit" is button 6).
-pick_button() {
-        jq -r '.face_up as $f
-               | [.rows | to_entries[] | select(all(.value[]; .object != $f.object and .colour != $f.colour))
-                 | .key] | if length > 0 then .[0] else 6 end' <<<"$1"
-}
-
 # Plays one round; appends "press_us dbus_us sse_us sent_us" to FILE, or nothing
 # when the round did not yield exactly one verdict.
 play_round() {  # play_round N FILE
-        local n=$1 m view window state i button pad
-        for ((i = 0; ; i++)); do
-                m=$(api GET "/v1/matches/$MATCH") || die "GET /v1/matches/$MATCH failed"
-                state=$(jq -r .state <<<"$m")
-                if [[ $state != running ]]; then
-                        new_match
-                        continue
-                fi
-                view=$(jq -c .view <<<"$m")
-                window=$(jq -r '.window.id // empty' <<<"$view")
-                if [[ -n $window && $window != "$LAST_WINDOW" ]] &&
-                   jq -e '.face_up | type == "object"' <<<"$view" >/dev/null; then
-                        break
-                fi
-                ((i < ROUND_TIMEOUT_S * 200)) || die "no new window in match $MATCH"
-                sleep 0.005
-        done
-        LAST_WINDOW=$window
-        button=$(pick_button "$view")
+        local n=$1 button pad
+        cp_next_window
+        button=$(cp_pick_button "$VIEW")
         pad=$((n % N_PADS))
         local np nd ns
         np=$(count "$tmp/padsim.out" ' PRESS ')

@@ -160,3 +160,36 @@ api() {         # api METHOD PATH [JSON] → body on stdout
                         -H 'Content-Type: application/json' --data "${3:-{\}}" "$url"
         fi
 }
+
+# Crash Pilot rounds (bench_e2e.sh, avr.sh).  Waits for a new window of
+# match $MATCH with a face-up card, starting another match with the
+# script's own `new_match ARGS...` when it is over; sets VIEW (the match's
+# view) and LAST_WINDOW.  Dies after ROUND_TIMEOUT_S without one.
+cp_next_window() {      # cp_next_window [NEW_MATCH_ARGS...]
+        local m state window i
+        for ((i = 0; ; i++)); do
+                m=$(api GET "/v1/matches/$MATCH") || die "GET /v1/matches/$MATCH failed"
+                state=$(jq -r .state <<<"$m")
+                if [[ $state != running ]]; then
+                        new_match "$@"
+                        continue
+                fi
+                VIEW=$(jq -c .view <<<"$m")
+                window=$(jq -r '.window.id // empty' <<<"$VIEW")
+                if [[ -n $window && $window != "$LAST_WINDOW" ]] &&
+                   jq -e '.face_up | type == "object"' <<<"$VIEW" >/dev/null; then
+                        break
+                fi
+                ((i < ROUND_TIMEOUT_S * 200)) || die "no new window in match $MATCH"
+                sleep 0.005
+        done
+        LAST_WINDOW=$window
+}
+
+# The pad button for a legal call on the face-up card of VIEW (rows 1–6 are
+# buttons 0–5, "doesn't fit" is button 6).
+cp_pick_button() {      # cp_pick_button VIEW
+        jq -r '.face_up as $f
+               | [.rows | to_entries[] | select(all(.value[]; .object != $f.object and .colour != $f.colour))
+                 | .key] | if length > 0 then .[0] else 6 end' <<<"$1"
+}
