@@ -169,6 +169,15 @@ static const struct key keys[] = {
          * runtime (a connection of its own) are never refused. */
         { KEY("database", "queue_limit", KEY_UINT, queue_limit),
           .min = 1, .max = 65535, .def = "256" },
+        /* A streaming replica for the reads that may lag (docs/operations.md,
+         * "A read replica"); one further behind than replica_max_lag is
+         * skipped for the primary.  An hour at most: past that a replica is
+         * not a display's source but a stale copy. */
+        { KEY("database", "replica_dsn", KEY_STRING, replica_dsn),
+          .what = "a libpq connection string or URI (empty: no replica)", .allow_empty = true,
+          .def = "", .env = "ARBITER_REPLICA_DSN" },
+        { KEY("database", "replica_max_lag", KEY_UINT, replica_max_lag_ms),
+          .min = 0, .max = 3600000, .what = "milliseconds", .def = "5000" },
         { KEY("database", "migrations", KEY_STRING, migrations_dir),
           .what = "a directory path",
           .def = ARBITER_DATADIR "/migrations", .env = "ARBITER_MIGRATIONS" },

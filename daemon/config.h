@@ -13,6 +13,7 @@
  * variables override it (for tests and `make run`):
  *
  *     ARBITER_DSN         database.dsn
+ *     ARBITER_REPLICA_DSN database.replica_dsn
  *     ARBITER_LISTEN      http.listen        (ADDRESS:PORT)
  *     ARBITER_BUS         dbus.bus           (system | session | none)
  *     ARBITER_MIGRATIONS  database.migrations
@@ -64,6 +65,8 @@ struct config {
         unsigned queue_limit;           /* queue_limit = 256 (1..65535): REST queries waiting */
         char *migrations_dir;           /* migrations = ARBITER_DATADIR/migrations */
         char *spool_path;               /* spool = /var/lib/arbiter/spool: inputs while the database is away */
+        char *replica_dsn;              /* replica_dsn = "" (none): a streaming replica for reads that may lag */
+        unsigned replica_max_lag_ms;    /* replica_max_lag = 5000 (ms, 0..3600000): further behind, the primary */
 
         /* [dbus] */
         enum config_bus bus;            /* bus = system | session | none */

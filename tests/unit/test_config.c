@@ -39,7 +39,7 @@
 static const char *const env_names[] = {
         "ARBITER_DSN", "ARBITER_LISTEN", "ARBITER_BUS",
         "ARBITER_MIGRATIONS", "ARBITER_WEB", "ARBITER_LOG_LEVEL",
-        "ARBITER_SPOOL",
+        "ARBITER_SPOOL", "ARBITER_REPLICA_DSN",
 };
 
 /* The developer's shell (or `make run`) may export ARBITER_*; every test
@@ -76,6 +76,8 @@ static void assert_config_equal(const struct config *a, const struct config *b) 
         assert_int_equal(a->reconnect_max_s, b->reconnect_max_s);
         assert_string_equal(a->migrations_dir, b->migrations_dir);
         assert_string_equal(a->spool_path, b->spool_path);
+        assert_string_equal(a->replica_dsn, b->replica_dsn);
+        assert_int_equal(a->replica_max_lag_ms, b->replica_max_lag_ms);
         assert_int_equal(a->bus, b->bus);
         assert_int_equal(a->log_level, b->log_level);
         assert_string_equal(a->pad_ports, b->pad_ports);
@@ -155,6 +157,8 @@ static void test_defaults(void **state) {
         assert_int_equal(cfg.reconnect_max_s, 2);
         assert_string_equal(cfg.migrations_dir, ARBITER_DATADIR "/migrations");
         assert_string_equal(cfg.spool_path, "/var/lib/arbiter/spool");
+        assert_string_equal(cfg.replica_dsn, "");
+        assert_int_equal(cfg.replica_max_lag_ms, 5000);
         assert_int_equal(cfg.bus, CONFIG_BUS_SYSTEM);
         assert_int_equal(cfg.log_level, LOG_INFO);
         assert_int_equal(cfg.housekeeping_ms, 1000);
@@ -198,6 +202,8 @@ static void test_full_file(void **state) {
                  "reconnect_max = 60\n"
                  "migrations = /srv/arbiter/migrations\n"
                  "spool = /srv/arbiter/spool\n"
+                 "replica_dsn = host=replica.local dbname=t user=arbiter\n"
+                 "replica_max_lag = 250\n"
                  "[dbus]\n"
                  "bus = session\n"
                  "[log]\n"
@@ -221,6 +227,8 @@ static void test_full_file(void **state) {
         assert_int_equal(cfg.reconnect_max_s, 60);
         assert_string_equal(cfg.migrations_dir, "/srv/arbiter/migrations");
         assert_string_equal(cfg.spool_path, "/srv/arbiter/spool");
+        assert_string_equal(cfg.replica_dsn, "host=replica.local dbname=t user=arbiter");
+        assert_int_equal(cfg.replica_max_lag_ms, 250);
         assert_int_equal(cfg.bus, CONFIG_BUS_SESSION);
         assert_int_equal(cfg.log_level, LOG_DEBUG);
         assert_int_equal(cfg.housekeeping_ms, 50);
@@ -332,7 +340,7 @@ static const struct bad_case {
         { "[http]\n\x01key = 1\n", "t.conf:2: ", "unknown key \"\\x01key\"" },
         /* unknown or malformed section */
         { "[htp]\n", "t.conf:1: ",
-          "unknown section \"htp\" (known: [http], [database], [dbus], [log], [pads], [ratings], [daemon])" },
+          "unknown section \"htp\" (known: [http], [database], [venue], [dbus], [log], [pads], [ratings], [daemon])" },
         { "[]\n", "t.conf:1: ", "unknown section \"\"" },
         { "[[http]]\n", "t.conf:1: ", "text after \"]\"" },
         { "[http\n", "t.conf:1: ", "unterminated section header" },
@@ -511,6 +519,9 @@ static const struct range_case {
         { "database", "reconnect_max", "3600", true, 3600 },
         { "database", "reconnect_max", "0", false, 0 },
         { "database", "reconnect_max", "3601", false, 0 },
+        { "database", "replica_max_lag", "0", true, 0 },
+        { "database", "replica_max_lag", "3600000", true, 3600000 },
+        { "database", "replica_max_lag", "3600001", false, 0 },
         { "daemon", "housekeeping_interval", "10", true, 10 },
         { "daemon", "housekeeping_interval", "60000", true, 60000 },
         { "daemon", "housekeeping_interval", "9", false, 0 },
@@ -539,6 +550,7 @@ static uint64_t number_of(const struct config *cfg, const char *key) {
                 { "sse_max_streams", offsetof(struct config, sse_max_streams), false },
                 { "statement_timeout", offsetof(struct config, statement_timeout_ms), false },
                 { "reconnect_max", offsetof(struct config, reconnect_max_s), false },
+                { "replica_max_lag", offsetof(struct config, replica_max_lag_ms), false },
                 { "housekeeping_interval", offsetof(struct config, housekeeping_ms), false },
                 { "shutdown_timeout", offsetof(struct config, shutdown_timeout_s), false },
         };
@@ -718,8 +730,10 @@ static void test_env_good(void **state) {
         setenv("ARBITER_WEB", "./web", 1);
         setenv("ARBITER_LOG_LEVEL", "debug", 1);
         setenv("ARBITER_SPOOL", "./var/spool", 1);
+        setenv("ARBITER_REPLICA_DSN", "host=/run/replica dbname=test", 1);
         assert_int_equal(config_load(&cfg, NULL, err, sizeof err), 0);
         assert_string_equal(cfg.spool_path, "./var/spool");
+        assert_string_equal(cfg.replica_dsn, "host=/run/replica dbname=test");
         assert_string_equal(cfg.dsn, "host=/tmp dbname=test");
         assert_string_equal(cfg.listen_address, "::1");
         assert_int_equal(cfg.listen_port, 18080);
