@@ -89,6 +89,10 @@ BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 # The load generator of the chaos test, `make bench` and `make soak`
 # (tests/load/loadgen.c): libc only.
 LOADGEN    := $(BUILD)/tests/load/loadgen
+# A venue's link to the league's PostgreSQL, which a test cuts and restores
+# (tests/fault/pgrelay.c: a Unix-socket relay): the league tests' and
+# tests/bench/league.sh's.  libc only.
+PGRELAY    := $(BUILD)/tests/pgrelay
 # The live fan-out benchmark's client (tests/bench/sse_fanout.c, run by
 # tests/bench/fanout.sh, not by itself): libc only.
 SSE_FANOUT := $(BUILD)/tests/bench/sse_fanout
@@ -124,7 +128,7 @@ screenshots: deps
 	$(Q)ARBITER_WEB_SCREENSHOTS=$(CURDIR)/docs/screenshots tests/run.sh $(BUILD) test_web_browser
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory build $(BENCH_BINS) $(LOADGEN) $(SSE_FANOUT) $(FW_DIR)/pad.elf $(AVR_HARNESS)
+	$(Q)$(MAKE) --no-print-directory build $(BENCH_BINS) $(LOADGEN) $(PGRELAY) $(SSE_FANOUT) $(FW_DIR)/pad.elf $(AVR_HARNESS)
 	$(Q)tests/bench/run.sh $(BUILD)
 
 # Long scenes, each a script tests/soak/*.sh bounded by SOAK_SECONDS; a new
@@ -220,7 +224,7 @@ build-fuzz/migrate_fuzz: tests/fuzz/migrate_fuzz.c store/migrate.c
 
 build: $(DAEMON) $(TOOL_BINS)
 
-build-tests: build check-layers $(UNIT_BINS) $(INTEG_BINS) $(TEST_DAEMON) $(LOADGEN)
+build-tests: build check-layers $(UNIT_BINS) $(INTEG_BINS) $(TEST_DAEMON) $(LOADGEN) $(PGRELAY)
 
 # Each directory includes only what docs/architecture.md allows it, and
 # engine/ and tournament/ include no library at all.
@@ -247,6 +251,10 @@ $(BUILD)/tests/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 $(LOADGEN): $(BUILD)/tests/load/loadgen.o
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^
+
+$(PGRELAY): $(BUILD)/tests/fault/pgrelay.o
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^
 

@@ -73,6 +73,11 @@ enum api_health_view {
 /* What the handlers reach of the rest of the daemon.  The daemon owns all
  * of it; the server only borrows. */
 struct api_deps {
+        /* The venue this daemon runs ([venue] id and its name): the default
+         * venue of a new table, and what /v1/status, /v1/health and
+         * /v1/venues say is "this" one. */
+        const char *venue;
+        const char *venue_name;
         struct store *store;
         struct auth *auth;
         struct padbus *pads;

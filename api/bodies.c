@@ -13,6 +13,7 @@
 
 #include "api/api.h"
 #include "api/problem.h"
+#include "common/venue.h"
 #include "hardware/padbus.h"
 #include "match/json.h"
 
@@ -278,9 +279,14 @@ int body_table(json_t *body, struct body_table *ret, json_t **ret_problem) {
         if (problem)
                 return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "name: %s", problem);
         json_object_foreach(body, key, v)
-                if (strcmp(key, "name") != 0 && strcmp(key, "seats") != 0 && strcmp(key, "pads") != 0)
-                        return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "%.32s: no such member of a table (name, "
-                                    "seats, pads)", key);
+                if (strcmp(key, "name") != 0 && strcmp(key, "seats") != 0 && strcmp(key, "pads") != 0 &&
+                    strcmp(key, "venue") != 0)
+                        return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "%.32s: no such member of a table (venue, "
+                                    "name, seats, pads)", key);
+        v = json_object_get(body, "venue");
+        if (v && !json_is_null(v) && !venue_id_valid(json_string_value(v)))
+                return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "venue: must be a venue's id (" VENUE_ID_RULE
+                            "), as GET /v1/venues lists them");
         if (!json_is_array(seats) || json_array_size(seats) < 1 || json_array_size(seats) > BODY_TABLE_MAX_SEATS)
                 return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "seats: must be a list of 1 to %d seats",
                             BODY_TABLE_MAX_SEATS);
@@ -300,6 +306,7 @@ int body_table(json_t *body, struct body_table *ret, json_t **ret_problem) {
                         return -EINVAL;
                 }
         }
+        ret->venue = json_string_value(json_object_get(body, "venue"));
         ret->name = name;
         ret->seats = seats;
         ret->pads = pads;

@@ -74,6 +74,7 @@ int body_token(json_t *body, struct body_token *ret, json_t **ret_problem);
  * of the table as the database takes it, [{seat, pad, role}] (seat 0 for
  * the table's own), each pad once. */
 struct body_table {
+        const char *venue;              /* a venue id (common/venue.h), or NULL: the daemon's */
         const char *name;
         json_t *seats;                  /* [{seat, pad | pads, buttons}], 1..8 of them */
         json_t *pads;

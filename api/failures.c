@@ -15,7 +15,8 @@ static const struct {
         const char *detail;
 } constraints[] = {
         { "players_external_id_key", MHD_HTTP_CONFLICT, "external_id: another player has this external id" },
-        { "tables_name_key", MHD_HTTP_CONFLICT, "a table with this name exists already" },
+        { "tables_venue_name_key", MHD_HTTP_CONFLICT, "a table with this name exists already at this venue" },
+        { "matches_table_venue_fkey", MHD_HTTP_CONFLICT, "table: the table is at another venue than the match" },
         { "table_pads_pad_id_key", MHD_HTTP_CONFLICT,
           "a pad in this table already sits at another table; a pad has one seat" },
         { "api_tokens_live_name", MHD_HTTP_CONFLICT,

@@ -345,7 +345,9 @@ static void on_handed_over(void *userdata, const struct org_result *result, cons
 
 static void on_result_notify(void *userdata, const char *channel, const char *payload) {
         (void) channel;
-        if (org_result_handed_over(((const struct api_deps *) userdata)->store, payload, on_handed_over, userdata) < 0)
+        const struct api_deps *deps = userdata;
+
+        if (org_result_handed_over(deps->store, payload, deps->venue, on_handed_over, userdata) < 0)
                 log_warning("the result of stage match %s could not be published", payload);
 }
 

@@ -47,17 +47,20 @@ static void on_created(void *userdata, struct match *m, json_t *stored, const ch
         struct create_ctx *c = userdata;
         struct api_request *req = c->req;
 
-        if (!m) {
+        (void) m;       /* the resource says whether it runs here (api_match_resource) */
+        if (!stored) {
                 /* called from the runtime's store callback: its error is there */
                 api_reply_query_failed(req, matches_store(req->deps->matches), "storing the match", error);
                 if (c->done)
                         c->done(c->userdata, NULL);
         } else if (c->done) {
-                json_t *j = api_match_resource(m->reg, stored);
+                /* m NULL: stored at another venue's table, whose daemon runs
+                 * it; the resource's venue says which (state ready) */
+                json_t *j = api_match_resource(req->deps->matches, stored);
                 c->done(c->userdata, j);
                 json_decref(j);
         } else {
-                api_reply_json(req, MHD_HTTP_CREATED, api_match_resource(m->reg, stored));
+                api_reply_json(req, MHD_HTTP_CREATED, api_match_resource(req->deps->matches, stored));
         }
         json_decref(c->spec);
         free(c);

@@ -11,6 +11,7 @@
 
 #include "api/problem.h"
 #include "api/sse.h"
+#include "common/venue.h"
 
 /* Room for a formatted detail: api/problem.c's limit. */
 #define DETAIL_MAX 1024
@@ -72,6 +73,17 @@ int query_matches(const struct api_query *q, struct query_matches *ret, json_t *
                 return fail(ret_problem, "order: must be asc (oldest first, the default) or desc (newest first)");
         ret->state = state;
         ret->order = order;
+        return 0;
+}
+
+int query_tables(const struct api_query *q, struct query_tables *ret, json_t **ret_problem) {
+        const char *venue = get(q, "venue");
+
+        *ret_problem = NULL;
+        if (venue && !venue_id_valid(venue))
+                return fail(ret_problem, "venue: must be a venue's id (" VENUE_ID_RULE "), as GET /v1/venues "
+                            "lists them");
+        ret->venue = venue;
         return 0;
 }
 

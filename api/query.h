@@ -54,6 +54,13 @@ struct query_matches {
 };
 int query_matches(const struct api_query *q, struct query_matches *ret, json_t **ret_problem);
 
+/* GET /v1/tables: ?venue= (a venue id, common/venue.h; NULL: every
+ * venue's); its page comes first. */
+struct query_tables {
+        const char *venue;
+};
+int query_tables(const struct api_query *q, struct query_tables *ret, json_t **ret_problem);
+
 /* GET /v1/players/{id}/ratings: ?system= (openskill, glicko2), ?game=. */
 struct query_ratings {
         const char *system, *game;

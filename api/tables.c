@@ -1,8 +1,9 @@
-/* api/tables.c — /v1/tables: the venue's tables and which pad sits where.
+/* api/tables.c — /v1/tables: every venue's tables and which pad sits where.
  *
  * The tables are stored by store/tables.h (a table is written whole, in one
- * statement); the match a table shows as its own is the match runtime's
- * (matches_at_table()).
+ * statement); the match a table of this daemon's venue shows as its own is
+ * the match runtime's (matches_at_table()), that of a table of another
+ * venue the database's (its daemon runs it).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,11 +30,23 @@ static json_t *pads_json(const struct store_table_pad *pads, size_t n) {
         return a;
 }
 
-/* The table resource: its live match (the newest the runtime plays there
- * that is not over, or null), its seats, each with its pads and their
- * roles and its button map, and the table's own pads (a referee keypad). */
+/* The match a table shows as its own: at this daemon's venue, the newest
+ * the runtime plays there that is not over; at another venue, whose daemon
+ * runs it, the newest the database holds that is not over; or none (0). */
+static int64_t table_match(struct api_request *req, const struct store_table_row *t) {
+        struct match *m;
+
+        if (!req->deps->venue || strcmp(t->venue, req->deps->venue) != 0)
+                return t->live_match;
+        m = req->deps->matches ? matches_at_table(req->deps->matches, t->id) : NULL;
+        return m ? m->id : 0;
+}
+
+/* The table resource: its venue, its live match (table_match(), or null),
+ * its seats, each with its pads and their roles and its button map, and
+ * the table's own pads (a referee keypad). */
 static json_t *table_json(struct api_request *req, const struct store_table_row *t) {
-        struct match *m = req->deps->matches ? matches_at_table(req->deps->matches, t->id) : NULL;
+        int64_t match = table_match(req, t);
         json_t *seats = json_array();
 
         for (size_t i = 0; i < t->n_seats; i++) {
@@ -44,11 +57,12 @@ static json_t *table_json(struct api_request *req, const struct store_table_row 
                                                        "pads", pads_json(s->pads, s->n_pads),
                                                        "buttons", buttons ? buttons : json_null()));
         }
-        return json_pack("{s:I, s:s, s:s, s:o, s:s, s:o, s:o}",
+        return json_pack("{s:I, s:s, s:s, s:s, s:o, s:s, s:o, s:o}",
                          "id", (json_int_t) t->id,
+                         "venue", t->venue,
                          "name", t->name,
                          "created_by", t->created_by,
-                         "match", m ? json_integer((json_int_t) m->id) : json_null(),
+                         "match", match ? json_integer((json_int_t) match) : json_null(),
                          "created_at", t->created_at,
                          "seats", seats,
                          "pads", pads_json(t->pads, t->n_pads));
@@ -72,6 +86,12 @@ static void on_table(void *userdata, const struct store_table_row *rows, size_t 
                      const char *error) {
         struct api_request *req = userdata;
 
+        if (failure && failure->constraint && strcmp(failure->constraint, "tables_venue_fkey") == 0) {
+                api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "venue: there is no venue \"%s\" (GET /v1/venues "
+                                  "lists them; an admin adds one with POST /v1/venues)",
+                                  json_string_value(json_object_get(req->body, "venue")));
+                return;
+        }
         if (failure) {
                 api_reply_store_failed(req, failure, "the table query", error);
                 return;
@@ -128,8 +148,8 @@ void handle_tables_create(struct api_request *req) {
                 api_reply_problem(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
                 r = 0;
         } else {
-                r = store_tables_insert(req->deps->store, t.name, req->token_name, seats, n_seats, pads, n_pads,
-                                        on_table, req);
+                r = store_tables_insert(req->deps->store, t.venue ? t.venue : req->deps->venue, t.name,
+                                        req->token_name, seats, n_seats, pads, n_pads, on_table, req);
         }
         for (i = 0; i < n_seats; i++)
                 free((char *) seats[i].buttons);
@@ -174,13 +194,22 @@ static void on_list(void *userdata, const struct store_table_row *rows, size_t n
         api_reply_json(req, MHD_HTTP_OK, api_page(items, n > 0 ? rows[n - 1].id : 0));
 }
 
+/* Every venue's tables (?venue= filters), so that a league's scoreboard
+ * shows them all from any venue's daemon. */
 void handle_tables_list(struct api_request *req) {
+        struct api_query q = api_request_query(req);
+        struct query_tables qt;
         long long limit, after;
+        json_t *problem;
         int r;
 
         if (!page_params(req, &limit, &after))
                 return;
-        r = store_tables_list(req->deps->store, after, limit, on_list, req);
+        if (query_tables(&q, &qt, &problem) < 0) {
+                api_reply_problem_json(req, problem);
+                return;
+        }
+        r = store_tables_list(req->deps->store, qt.venue, after, limit, on_list, req);
         if (r < 0)
                 reply_store_error(req, r);
 }

@@ -36,6 +36,7 @@
 #include <sys/socket.h>
 
 #include "common/errbuf.h"
+#include "common/venue.h"
 
 #ifndef ARBITER_DATADIR
 #define ARBITER_DATADIR "/usr/local/share/arbiter"
@@ -185,6 +186,14 @@ static const struct key keys[] = {
         { KEY("database", "spool", KEY_STRING, spool_path),
           .what = "a file path",
           .def = "/var/lib/arbiter/spool", .env = "ARBITER_SPOOL" },
+        /* The venue this daemon runs (docs/operations.md, "Several venues"):
+         * its lock, its tables and matches; checked in check_together(). */
+        { KEY("venue", "id", KEY_STRING, venue_id),
+          .what = "a venue id: " VENUE_ID_RULE,
+          .def = "main", .env = "ARBITER_VENUE" },
+        { KEY("venue", "name", KEY_STRING, venue_name),
+          .what = "the venue's name, 1 to 64 characters (empty: the id)", .allow_empty = true,
+          .def = "" },
         { KEY("dbus", "bus", KEY_BUS, bus),
           CHOICES(bus_choices), .what = "a bus", .def = "system", .env = "ARBITER_BUS" },
         { KEY("log", "level", KEY_LOG_LEVEL, log_level),
@@ -935,6 +944,18 @@ static bool word_in(const char *list, const char *w, size_t n) {
  * "NAME: message", since the two may come from different lines or from the
  * defaults. */
 static int check_together(const struct config *cfg, const char *name, char *err, size_t errlen) {
+        char q[QUOTE_BUF];
+
+        if (!venue_id_valid(cfg->venue_id)) {
+                errbuf_set(err, errlen, "%s: [venue] id %s is not a venue id (use " VENUE_ID_RULE
+                           ", as \"north\")", name, quote(q, cfg->venue_id));
+                return -EINVAL;
+        }
+        if (venue_name_chars(cfg->venue_name) > VENUE_NAME_MAX) {
+                errbuf_set(err, errlen, "%s: [venue] name %s is longer than %d characters", name,
+                           quote(q, cfg->venue_name), VENUE_NAME_MAX);
+                return -EINVAL;
+        }
         if (cfg->reserved_connections >= cfg->max_connections) {
                 errbuf_set(err, errlen, "%s: [http] reserved_connections (%u) must be below max_connections (%u): "
                            "the difference is what every request and event stream shares",
@@ -948,7 +969,7 @@ static int check_together(const struct config *cfg, const char *name, char *err,
                 if (n == 0)
                         break;
                 if (!word_in(cfg->pad_ports, s, n)) {
-                        char q[QUOTE_BUF], path[CONFIG_LINE_MAX + 1];
+                        char path[CONFIG_LINE_MAX + 1];
                         snprintf(path, sizeof path, "%.*s", (int) n, s);
                         errbuf_set(err, errlen, "%s: [pads] rs485_ports names %s, which is not in [pads] ports "
                                    "(an RS-485 bus is one of the ports: list it in both)", name, quote(q, path));
@@ -1129,4 +1150,8 @@ const char *config_bus_to_string(enum config_bus b) {
                 if (bus_choices[i].value == (int) b)
                         return bus_choices[i].name;
         return "unknown";
+}
+
+const char *config_venue_name(const struct config *cfg) {
+        return cfg->venue_name && *cfg->venue_name ? cfg->venue_name : cfg->venue_id;
 }

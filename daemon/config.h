@@ -21,6 +21,7 @@
  *     ARBITER_WEB         http.web_root
  *     ARBITER_LOG_LEVEL   log.level
  *     ARBITER_PADS        pads.ports
+ *     ARBITER_VENUE       venue.id
  *
  * an error there is reported as "NAME: message".
  *
@@ -67,6 +68,10 @@ struct config {
         char *spool_path;               /* spool = /var/lib/arbiter/spool: inputs while the database is away */
         char *replica_dsn;              /* replica_dsn = "" (none): a streaming replica for reads that may lag */
         unsigned replica_max_lag_ms;    /* replica_max_lag = 5000 (ms, 0..3600000): further behind, the primary */
+
+        /* [venue] (docs/operations.md, "Several venues") */
+        char *venue_id;                 /* id = main: ^[a-z0-9][a-z0-9_-]{0,31}$, the venue this daemon runs */
+        char *venue_name;               /* name = (1..64 characters; "": the id) — config_venue_name() */
 
         /* [dbus] */
         enum config_bus bus;            /* bus = system | session | none */
@@ -128,5 +133,8 @@ void config_done(struct config *cfg);
 int config_reload_into(struct config *dst, const struct config *src, bool *ret_restart_needed);
 
 const char *config_bus_to_string(enum config_bus b);
+
+/* The venue's name: [venue] name, or its id when that is empty. */
+const char *config_venue_name(const struct config *cfg);
 
 #endif

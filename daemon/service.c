@@ -563,6 +563,8 @@ static int start(struct service *s) {
                 .statement_timeout_ms = s->cfg.statement_timeout_ms,
                 .reconnect_max_s = s->cfg.reconnect_max_s,
                 .migrations_dir = s->cfg.migrations_dir,
+                .venue = s->cfg.venue_id,
+                .venue_name = config_venue_name(&s->cfg),
         };
         struct timeval tick = usec_to_timeval((int64_t) s->cfg.housekeeping_ms * USEC_PER_MSEC);
         uint64_t wd_usec = 0;
@@ -599,7 +601,8 @@ static int start(struct service *s) {
         r = sse_hub_new(s->loop, &ec, &s->events);
         if (r < 0)
                 return log_error_errno(r, "cannot set up live events: %s", strerror(-r));
-        s->deps = (struct api_deps) { .auth = s->auth, .events = s->events, .health = fill_health, .userdata = s };
+        s->deps = (struct api_deps) { .auth = s->auth, .events = s->events, .health = fill_health, .userdata = s,
+                                      .venue = s->cfg.venue_id, .venue_name = config_venue_name(&s->cfg) };
 
         r = listen_fd_from_systemd(&listen_fd);
         if (r < 0)

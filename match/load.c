@@ -14,6 +14,9 @@
 #include "match/json.h"
 #include "store/store.h"
 
+/* Decimal int64 and its NUL. */
+#define NUM_TEXT 24
+
 /* The columns of match_store_load. */
 enum {
         COL_ID, COL_GAME, COL_SEED, COL_CONFIG, COL_SEATS, COL_INPUTS, COL_DATA, COL_TABLE_PADS, COL_CONFIRM,
@@ -127,17 +130,11 @@ out:
         return r;
 }
 
-static void on_loaded(void *userdata, const PGresult *res, const char *error) {
-        struct matches *reg = userdata;
+/* Rebuilds the rows of res that are not live yet; how many went live. */
+static unsigned rebuild_rows(struct matches *reg, const PGresult *res) {
         char why[MATCH_REASON_MAX];
         unsigned live = 0;
 
-        reg->loading = false;
-        if (!res) {
-                log_warning("could not load unfinished matches: %s; trying again when the database is back", error);
-                return;
-        }
-        reg->loaded = true;
         for (int i = 0; i < PQntuples(res); i++) {
                 int64_t id = strtoll(PQgetvalue(res, i, COL_ID), NULL, 10);
                 struct match *m;
@@ -162,11 +159,63 @@ static void on_loaded(void *userdata, const PGresult *res, const char *error) {
                 match_arm_timer(m);
                 live++;
         }
+        return live;
+}
+
+static void on_loaded(void *userdata, const PGresult *res, const char *error) {
+        struct matches *reg = userdata;
+        unsigned live;
+
+        reg->loading = false;
+        if (!res) {
+                log_warning("could not load unfinished matches: %s; trying again when the database is back", error);
+                return;
+        }
+        reg->loaded = true;
+        live = rebuild_rows(reg, res);
         if (PQntuples(res) > 0)
                 log_notice("%u unfinished match%s rebuilt from the input log", live, live == 1 ? "" : "es");
 }
 
 void matches_load_unfinished(struct matches *reg) {
-        if (match_store_load(reg->store, on_loaded, reg) == 0)
+        if (match_store_load(reg->store, matches_venue(reg), on_loaded, reg) == 0)
                 reg->loading = true;
+}
+
+/* ---- adoption -------------------------------------------------------------- */
+
+struct adopt_ctx {
+        struct matches *reg;
+        int64_t id;
+};
+
+static void on_adopt_loaded(void *userdata, const PGresult *res, const char *error) {
+        struct adopt_ctx *c = userdata;
+
+        if (!res)
+                log_warning("match %" PRId64 " could not be adopted now: %s; the next start-up of the "
+                            "connection loads it", c->id, error);
+        else if (rebuild_rows(c->reg, res) > 0)
+                log_notice("match %" PRId64 " adopted: called here from another venue, run by this daemon", c->id);
+        free(c);
+}
+
+int matches_adopt(struct matches *reg, int64_t id) {
+        char id_s[NUM_TEXT];
+        struct adopt_ctx *c;
+        int r;
+
+        if (matches_find(reg, id))
+                return 0;
+        if (store_get_state(reg->store) != STORE_READY)
+                return -ENOTCONN;
+        c = calloc(1, sizeof *c);
+        if (!c)
+                return -ENOMEM;
+        *c = (struct adopt_ctx) { .reg = reg, .id = id };
+        snprintf(id_s, sizeof id_s, "%" PRId64, id);
+        r = match_store_load_one(reg->store, matches_venue(reg), id_s, on_adopt_loaded, c);
+        if (r < 0)
+                free(c);
+        return r;
 }

@@ -155,6 +155,15 @@
  * makes; a seat without one uses the game's routes.  A mapped name that is
  * no call of this game makes that button no call.
  *
+ * Venues (docs/operations.md, "Several venues").  A daemon runs one
+ * venue's matches: the registry's venue is its store's (store_get_venue(),
+ * the venue whose lock the lane holds).  The start-up rebuild loads only
+ * this venue's unfinished matches.  A match created here at a table of
+ * another venue is stored at that venue and not run here (matches_create
+ * hands back the stored row without a match); that venue's daemon adopts
+ * it (matches_adopt(), when it hears of it, and its own start-up rebuild
+ * in any case).
+ *
  * Ownership: the registry owns its matches; a match stays allocated while
  * writes for it are in flight.
  */
@@ -293,7 +302,9 @@ struct match {
 typedef void (*match_done_fn)(void *userdata, struct match *m, int r, const struct eng_input *in,
                               const struct eng_out *out, const char *error);
 /* Called once a match created by matches_create is stored: m and the stored
- * row as JSON (borrowed), or NULL with the database's error. */
+ * row as JSON (borrowed); m NULL and the row when it was stored at another
+ * venue (its table's), whose daemon runs it; or both NULL with the
+ * database's error. */
 typedef void (*match_created_fn)(void *userdata, struct match *m, json_t *stored, const char *error);
 
 int matches_new(struct loop *loop, struct store *store, struct matches **ret);
@@ -357,6 +368,18 @@ void matches_store_ready(struct matches *reg);
 /* Unfinished matches are being rebuilt: an unknown id may be one of them. */
 bool matches_loading(const struct matches *reg);
 struct store *matches_store(const struct matches *reg);
+/* The venue whose matches this registry runs (venues.id; its store's). */
+const char *matches_venue(const struct matches *reg);
+
+/* Adopts match id: stored at this venue by another venue's daemon (a
+ * match called there to one of our tables, announced by its league event
+ * match_assigned), it is loaded and rebuilt as at start-up ("Replay
+ * check") and runs here from then on.  Idempotent: a match that is live
+ * already, finished, aborted, handed to a referee, of another venue or
+ * unknown is left alone (and the start-up rebuild, which may be in flight,
+ * skips one adopted meanwhile).  0 (the load is queued), -ENOTCONN (the
+ * store is not READY: the next READY's rebuild loads it anyway), -ENOMEM. */
+int matches_adopt(struct matches *reg, int64_t id);
 
 /* The live match with this id (stale ones too), or NULL. */
 struct match *matches_find(struct matches *reg, int64_t id);

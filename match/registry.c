@@ -200,6 +200,14 @@ int match_log_push(struct match *m, const struct eng_input *in, enum eng_refusal
         return 0;
 }
 
+const char *matches_venue(const struct matches *reg) {
+        return store_get_venue(reg->store);
+}
+
+bool match_is_ours(const struct matches *reg, const char *venue) {
+        return !venue || strcmp(venue, matches_venue(reg)) == 0;
+}
+
 /* ---- seats and pads ------------------------------------------------------ */
 
 /* A seat's button map {"0": "row 1", ...} (api/tables.c checked its form);
@@ -303,6 +311,15 @@ static void on_match_stored(void *userdata, const PGresult *res, const char *err
                 return;
         }
         m->id = json_integer_value(json_object_get(j, "id"));
+        /* At another venue's table: stored, and run by that venue's daemon
+         * (match.h, "Venues"). */
+        if (!match_is_ours(m->reg, json_string_value(json_object_get(j, "venue")))) {
+                match_free(m);
+                c->cb(c->userdata, NULL, j, NULL);
+                json_decref(j);
+                free(c);
+                return;
+        }
         match_load_seats(m, json_object_get(j, "seats"), json_object_get(j, "table_pads"));
         m->next = m->reg->list;
         m->reg->list = m;
@@ -361,6 +378,7 @@ int matches_create(struct matches *reg, const struct match_spec *spec, const cha
                 .config = config_text, .data = data_text, .seats = seats_text,
                 .confirm = spec->confirm ? "referee" : "auto",
                 .confirm_timeout_s = spec->confirm && spec->confirm_timeout_s ? timeout_s : NULL, .who = who,
+                .venue = matches_venue(reg),
         };
         r = config_text && seats_text && data_text ? match_store_insert_match(reg->store, &row, on_match_stored, c)
                                                    : -ENOMEM;

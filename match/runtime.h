@@ -62,6 +62,9 @@ struct matches {
 } while (0)
 
 /* registry.c */
+/* Whether a stored match's venue (NULL: a row without one) is this
+ * daemon's. */
+bool match_is_ours(const struct matches *reg, const char *venue);
 struct match *match_alloc(struct matches *reg, const struct eng_game *g);
 void match_free(struct match *m);               /* accepts NULL */
 /* Takes m out of the registry; frees it now or, while writes for it are in

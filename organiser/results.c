@@ -490,7 +490,8 @@ static void on_handed(void *userdata, const struct store_stage_match_row *rows, 
         free(h);
 }
 
-int org_result_handed_over(struct store *s, const char *payload, org_match_fn cb, void *userdata) {
+int org_result_handed_over(struct store *s, const char *payload, const char *venue, org_match_fn cb,
+                           void *userdata) {
         struct handed *h;
         char *end;
         long long id;
@@ -498,8 +499,12 @@ int org_result_handed_over(struct store *s, const char *payload, org_match_fn cb
 
         errno = 0;
         id = payload ? strtoll(payload, &end, 10) : 0;
-        if (!payload || errno || end == payload || *end || id < 1)
+        if (!payload || errno || end == payload || (*end && *end != ' ') || id < 1)
                 return -EINVAL;
+        /* "<id> <venue>" (migrations/0010): another venue's daemon ran the
+         * match and publishes its result */
+        if (*end == ' ' && venue && strcmp(end + 1, venue) != 0)
+                return 1;
         if (!(h = calloc(1, sizeof *h)))
                 return -ENOMEM;
         *h = (struct handed) { .cb = cb, .userdata = userdata };

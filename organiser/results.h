@@ -142,9 +142,13 @@ int org_result_correct(struct store *s, const struct org_correction *k, org_corr
 /* ---- the hand-off ----------------------------------------------------------------- */
 
 /* The stage match a NOTIFY on STORE_RESULTS_CHANNEL names (payload: its
- * id), done by the database itself: ORG_DONE with it, ORG_NOT_FOUND when
- * it is gone.  The caller LISTENs (store_listen) and publishes it as a
- * result recorded.  -EINVAL for a payload that is no id. */
-int org_result_handed_over(struct store *s, const char *payload, org_match_fn cb, void *userdata);
+ * id, then a space and the venue of the match that finished it, since
+ * migrations/0010), done by the database itself: ORG_DONE with it,
+ * ORG_NOT_FOUND when it is gone.  The caller LISTENs (store_listen) and
+ * publishes it as a result recorded.  0 (cb follows); 1 when the payload
+ * names a venue other than venue (that venue's daemon publishes it: cb is
+ * not called); -EINVAL for a payload that is no id. */
+int org_result_handed_over(struct store *s, const char *payload, const char *venue, org_match_fn cb,
+                           void *userdata);
 
 #endif

@@ -14,7 +14,7 @@
 /* The seed stays secret while a match can still be played: whoever knows
  * it can compute the deal. */
 #define MATCH_JSON(m) \
-        "jsonb_build_object('id', " m ".id, 'game', " m ".game, 'table', " m ".table_id, " \
+        "jsonb_build_object('id', " m ".id, 'venue', " m ".venue, 'game', " m ".game, 'table', " m ".table_id, " \
         "'state', " m ".state, 'seats', " m ".seats, 'table_pads', " m ".table_pads, 'config', " m ".config, " \
         "'data', " m ".data, 'confirm', jsonb_build_object('by', " m ".confirm, 'timeout_s', " \
         m ".confirm_timeout_s), " \
@@ -32,11 +32,13 @@ static void on_ignored(void *userdata, const PGresult *res, const char *error) {
 int match_store_insert_match(struct store *s, const struct match_store_new *m, store_result_fn cb,
                              void *userdata) {
         const char *p[] = { m->game, m->table_id, m->seed, m->config, m->seats, m->who, m->data, m->confirm,
-                            m->confirm_timeout_s };
+                            m->confirm_timeout_s, m->venue };
 
+        /* At a table: the table's venue (an unknown table leaves it NULL,
+         * and matches_table_id_fkey names the fault, not the venue). */
         return store_query(s,
                 "WITH m AS (INSERT INTO matches (game, table_id, seed, config, seats, created_by, data, confirm, "
-                "                                confirm_timeout_s, table_pads) "
+                "                                confirm_timeout_s, table_pads, venue) "
                 "  SELECT $1, $2::bigint, $3::bigint, $4::jsonb, "
                 "    (SELECT jsonb_agg(jsonb_build_object('seat', x.seat, 'name', x.name, "
                 "       'pads', (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', tp.pad_id, 'role', tp.role) "
@@ -48,10 +50,12 @@ int match_store_insert_match(struct store *s, const struct match_store_new *m, s
                 "    $7::jsonb, $8, $9::integer, "
                 "    (SELECT coalesce(jsonb_agg(jsonb_build_object('pad', tp.pad_id, 'role', tp.role) "
                 "                               ORDER BY tp.pad_id), '[]'::jsonb) "
-                "       FROM table_pads tp WHERE tp.table_id = $2::bigint AND tp.seat IS NULL) "
+                "       FROM table_pads tp WHERE tp.table_id = $2::bigint AND tp.seat IS NULL), "
+                "    CASE WHEN $2::bigint IS NULL THEN $10 "
+                "         ELSE coalesce((SELECT t.venue FROM tables t WHERE t.id = $2::bigint), $10) END "
                 "  RETURNING *) "
                 "SELECT " MATCH_JSON("m") " FROM m",
-                9, p, cb, userdata);
+                10, p, cb, userdata);
 }
 
 int match_store_get(struct store *s, const char *id, store_result_fn cb, void *userdata) {
@@ -117,17 +121,25 @@ int match_store_insert_input(struct store *s, const struct match_store_input *in
                 15, p, cb, userdata);
 }
 
-int match_store_load(struct store *s, store_result_fn cb, void *userdata) {
-        return store_query(s,
-                "SELECT m.id, m.game, m.seed, m.config, m.seats, "
-                "  (SELECT coalesce(jsonb_agg(jsonb_build_object('seq', i.seq, 'time_us', i.match_time_us, "
-                "     'input', i.input, 'state_hash', i.state_hash, 'refusal', i.refusal) ORDER BY i.seq), "
-                "     '[]'::jsonb) FROM match_inputs i WHERE i.match_id = m.id), "
-                "  m.data, m.table_pads, m.confirm, m.confirm_timeout_s, m.table_id "
-                "FROM matches m WHERE m.state IN ('ready', 'running', 'paused', 'provisional') "
-                "  AND m.needs_referee IS NULL "
-                "ORDER BY m.id",
-                0, NULL, cb, userdata);
+#define LOAD_SELECT \
+        "SELECT m.id, m.game, m.seed, m.config, m.seats, " \
+        "  (SELECT coalesce(jsonb_agg(jsonb_build_object('seq', i.seq, 'time_us', i.match_time_us, " \
+        "     'input', i.input, 'state_hash', i.state_hash, 'refusal', i.refusal) ORDER BY i.seq), " \
+        "     '[]'::jsonb) FROM match_inputs i WHERE i.match_id = m.id), " \
+        "  m.data, m.table_pads, m.confirm, m.confirm_timeout_s, m.table_id " \
+        "FROM matches m WHERE m.venue = $1 AND m.state IN ('ready', 'running', 'paused', 'provisional') " \
+        "  AND m.needs_referee IS NULL "
+
+int match_store_load(struct store *s, const char *venue, store_result_fn cb, void *userdata) {
+        const char *p[] = { venue };
+
+        return store_query(s, LOAD_SELECT "ORDER BY m.id", 1, p, cb, userdata);
+}
+
+int match_store_load_one(struct store *s, const char *venue, const char *id, store_result_fn cb, void *userdata) {
+        const char *p[] = { venue, id };
+
+        return store_query(s, LOAD_SELECT "AND m.id = $2", 2, p, cb, userdata);
 }
 
 int match_store_needs_referee(struct store *s, const char *id, const char *reason) {

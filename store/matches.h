@@ -15,11 +15,14 @@
 
 #include "store/store.h"
 
-/* A new match's row. */
+/* A new match's row.  venue is this daemon's: the match's venue when it
+ * has no table; a match at a table is at the table's venue (the foreign
+ * key matches_table_venue_fkey says so). */
 struct match_store_new {
         const char *game, *table_id, *seed, *config, *data, *seats, *confirm, *confirm_timeout_s, *who;
+        const char *venue;
 };
-/* One column: the stored match as JSON (id, game, table, state, seats,
+/* One column: the stored match as JSON (id, venue, game, table, state, seats,
  * table_pads, config, data, confirm, created_by, created_at, started_at,
  * finished_at, needs_referee, result; seed only once finished or aborted).
  * Each seat takes the pads its table binds to it, with their roles, and
@@ -68,9 +71,12 @@ int match_store_input_from_record(const void *data, size_t len, struct match_sto
 
 /* Rows: id, game, seed, config, seats, inputs ([{seq, time_us, input,
  * state_hash, refusal}] in seq order), data, table_pads, confirm,
- * confirm_timeout_s, for every unfinished (or provisional) match that does
- * not need a referee. */
-int match_store_load(struct store *s, store_result_fn cb, void *userdata);
+ * confirm_timeout_s, table_id, for every unfinished (or provisional) match
+ * of venue that does not need a referee. */
+int match_store_load(struct store *s, const char *venue, store_result_fn cb, void *userdata);
+/* The same row for match id alone, when it is such a match of venue; else
+ * none. */
+int match_store_load_one(struct store *s, const char *venue, const char *id, store_result_fn cb, void *userdata);
 int match_store_needs_referee(struct store *s, const char *id, const char *reason);
 /* Sets aborted (only if not finished or aborted); one row (the match) or
  * none. */

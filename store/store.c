@@ -59,10 +59,12 @@
  * every arbiterd uses the same one and nothing else on the database does. */
 #define STORE_MIGRATION_LOCK_KEY INT64_C(0x6172626974657231)
 
-/* Key of the session advisory lock a store with hold_lock keeps for as long
- * as its connection lives: "arbiterd" as a big-endian int64.  One daemon per
- * database (store.h, "The daemon's lock"). */
-#define STORE_DAEMON_LOCK_KEY INT64_C(0x6172626974657264)
+/* Class key of the session advisory lock a store with hold_lock keeps for
+ * as long as its connection lives, pg_try_advisory_lock(class, venue
+ * number): "arbd" as a big-endian int32 (positive, as int4 needs).  One
+ * daemon per venue (store.h, "The daemon's lock"); pg_locks lists it as
+ * classid = class, objid = number, objsubid = 2. */
+#define STORE_DAEMON_LOCK_CLASS INT32_C(0x61726264)
 /* At start, the daemon's lock refused for this long is FAILED: a daemon
  * that has just stopped (a restart) leaves its session a few moments to
  * end on the server. */
@@ -974,18 +976,20 @@ static void on_step_done(struct store *s, const PGresult *res, const PGresult *e
                         if (!s->lock_refused_usec)
                                 s->lock_refused_usec = now;
                         if (now - s->lock_refused_usec >= STORE_LOCK_GRACE_USEC) {
-                                fail(s, "another arbiterd is using this database (%s): one daemon per database "
-                                     "runs its matches; stop the other one, or give this one a database of "
-                                     "its own", holder(res));
+                                fail(s, "another arbiterd runs venue %s on this database (%s): one daemon per "
+                                     "venue runs its matches; stop the other one, or give this one another "
+                                     "venue ([venue] id)", s->cfg.venue, holder(res));
                                 return;
                         }
-                        lose(s, "another arbiterd holds this database's lock (%s); trying again, since a "
-                             "daemon that has just stopped releases it within moments", holder(res));
+                        lose(s, "another arbiterd holds venue %s's lock on this database (%s); trying again, "
+                             "since a daemon that has just stopped releases it within moments",
+                             s->cfg.venue, holder(res));
                         return;
                 }
                 if (!held(res)) {
-                        lose(s, "another arbiterd took this database while the connection was down (%s); "
-                             "nothing is written to it until the lock is ours again", holder(res));
+                        lose(s, "another arbiterd took venue %s on this database while the connection was down "
+                             "(%s); nothing is written to it until the lock is ours again", s->cfg.venue,
+                             holder(res));
                         return;
                 }
                 break;
@@ -1091,30 +1095,47 @@ static char *migration_sql(struct store *s, const struct migration *m) {
         return sql;
 }
 
-/* The daemon's lock, and who holds it when it is taken: an advisory lock
- * on a bigint key is listed in pg_locks as classid (high half), objid (low
- * half), objsubid 1.  Another role's session shows no address or name
- * unless ours may read all statistics: then the pid is what there is. */
-static char *hold_sql(int old_pid) {
-        uint64_t k = (uint64_t) STORE_DAEMON_LOCK_KEY;
+/* The daemon's lock, and who holds it when it is taken: the venue's row
+ * first (a venue's daemon may start before anyone told the database of
+ * it), then the lock on (class, the venue's number), which pg_locks lists
+ * as classid, objid, objsubid 2; the venue's name is set only once the
+ * lock is ours.  Another role's session shows no address or name unless
+ * ours may read all statistics: then the pid is what there is.  One simple
+ * query: one implicit transaction, so the row's insert commits with the
+ * rest. */
+static char *hold_sql(struct store *s) {
+        const char *venue = s->cfg.venue, *name = s->cfg.venue_name ? s->cfg.venue_name : s->cfg.venue;
+        char *id = PQescapeLiteral(s->conn, venue, strlen(venue));
+        char *nm = PQescapeLiteral(s->conn, name, strlen(name));
+        char *sql = NULL;
 
         /* Our previous session may outlive a network cut on the server (until
          * its TCP keepalive gives up, hours by default) and keep the lock:
          * end it first, waiting up to a second, if it still holds the lock. */
-        return xasprintf("SELECT pg_terminate_backend(l.pid, 1000) FROM pg_locks l "
-                         " WHERE l.pid = %d AND l.locktype = 'advisory' AND l.classid = %llu "
-                         "   AND l.objid = %llu AND l.objsubid = 1; "
-                         "SELECT pg_try_advisory_lock(%lld), "
-                         "(SELECT string_agg(format('%%s, server pid %%s%%s', "
-                         "   coalesce(nullif(a.application_name, ''), 'a session'), l.pid, "
-                         "   coalesce(' from ' || host(a.client_addr), coalesce(' on ' || a.client_hostname, ''))), "
-                         "   '; ') "
-                         " FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
-                         " WHERE l.locktype = 'advisory' AND l.granted AND l.classid = %llu AND l.objid = %llu "
-                         "   AND l.objsubid = 1 AND l.pid <> pg_backend_pid())",
-                         old_pid, (unsigned long long) (k >> 32), (unsigned long long) (k & 0xffffffffu),
-                         (long long) STORE_DAEMON_LOCK_KEY, (unsigned long long) (k >> 32),
-                         (unsigned long long) (k & 0xffffffffu));
+        if (id && nm)
+                sql = xasprintf("INSERT INTO venues (id, name) VALUES (%s, %s) ON CONFLICT (id) DO NOTHING; "
+                                "SELECT pg_terminate_backend(l.pid, 1000) FROM pg_locks l "
+                                " WHERE l.pid = %d AND l.locktype = 'advisory' AND l.classid = %ld "
+                                "   AND l.objid = (SELECT number FROM venues WHERE id = %s) AND l.objsubid = 2; "
+                                "WITH v AS (SELECT number FROM venues WHERE id = %s), "
+                                "     l AS MATERIALIZED (SELECT pg_try_advisory_lock(%ld, v.number) AS held, v.number "
+                                "                          FROM v), "
+                                "     n AS (UPDATE venues SET name = %s WHERE id = %s AND name <> %s "
+                                "             AND (SELECT held FROM l)) "
+                                "SELECT l.held, "
+                                "(SELECT string_agg(format('%%s, server pid %%s%%s', "
+                                "   coalesce(nullif(a.application_name, ''), 'a session'), k.pid, "
+                                "   coalesce(' from ' || host(a.client_addr), coalesce(' on ' || a.client_hostname, ''))), "
+                                "   '; ') "
+                                " FROM pg_locks k LEFT JOIN pg_stat_activity a ON a.pid = k.pid "
+                                " WHERE k.locktype = 'advisory' AND k.granted AND k.classid = %ld AND k.objid = l.number "
+                                "   AND k.objsubid = 2 AND k.pid <> pg_backend_pid()) "
+                                "FROM l",
+                                id, nm, s->backend_pid, (long) STORE_DAEMON_LOCK_CLASS, id, id,
+                                (long) STORE_DAEMON_LOCK_CLASS, nm, id, nm, (long) STORE_DAEMON_LOCK_CLASS);
+        PQfreemem(id);
+        PQfreemem(nm);
+        return sql;
 }
 
 /* Sends the statement of the current step.  All are simple queries: they
@@ -1148,7 +1169,7 @@ static void step_send(struct store *s) {
                 sql = xasprintf("SELECT pg_advisory_unlock(%lld)", (long long) STORE_MIGRATION_LOCK_KEY);
                 break;
         case STEP_HOLD:
-                sql = hold_sql(s->backend_pid);
+                sql = hold_sql(s);
                 break;
         case STEP_LISTEN:
                 if (s->n_listeners == 0) {
@@ -1282,7 +1303,10 @@ int store_new(struct loop *loop, const struct store_config *cfg,
                 s->cfg.reconnect_max_s = 1;
         s->cfg.dsn = strdup(cfg->dsn ? cfg->dsn : "");
         s->cfg.migrations_dir = cfg->migrations_dir ? strdup(cfg->migrations_dir) : NULL;
-        if (!s->cfg.dsn || (cfg->migrations_dir && !s->cfg.migrations_dir)) {
+        s->cfg.venue = strdup(cfg->venue ? cfg->venue : STORE_VENUE_DEFAULT);
+        s->cfg.venue_name = cfg->venue_name ? strdup(cfg->venue_name) : NULL;
+        if (!s->cfg.dsn || (cfg->migrations_dir && !s->cfg.migrations_dir) || !s->cfg.venue ||
+            (cfg->venue_name && !s->cfg.venue_name)) {
                 r = -ENOMEM;
                 goto error;
         }
@@ -1334,6 +1358,8 @@ static void store_destroy(void *p) {
         migration_list_done(&s->applied);
         free((char *) s->cfg.dsn);
         free((char *) s->cfg.migrations_dir);
+        free((char *) s->cfg.venue);
+        free((char *) s->cfg.venue_name);
         free(s);
 }
 
@@ -1367,6 +1393,10 @@ enum store_state store_get_state(const struct store *s) {
 
 const char *store_get_detail(const struct store *s) {
         return s->detail;
+}
+
+const char *store_get_venue(const struct store *s) {
+        return s->cfg.venue;
 }
 
 void store_set_statement_timeout(struct store *s, unsigned ms) {

@@ -16,16 +16,22 @@
  *
  * The daemon's lock.  With hold_lock, every (re)connect takes a session
  * advisory lock after the migrations and before READY, so that only one
- * daemon at a time runs matches on a database; the connection keeps it
- * until it ends, and a reconnect takes it again before any query of the
- * caller's (the spool's flush among them) is sent.  Held by another
+ * daemon at a time runs a venue's matches on a database (cfg.venue; the
+ * daemons of other venues run beside it); the connection keeps it until it
+ * ends, and a reconnect takes it again before any query of the caller's
+ * (the spool's flush among them) is sent.  The lock's key is the venue's
+ * number (venues.number, migrations/0010_venues.sql): the venue's row is
+ * inserted first if it is not there (INSERT ... ON CONFLICT DO NOTHING),
+ * and its name set to cfg.venue_name once the lock is held, so that only
+ * the venue's own daemon renames it.  Held by another
  * session at the first connect (and still after 5 s of retrying: a daemon
- * that has just stopped needs a moment to let go), it is FAILED, with a detail line naming the
- * holder (its application name, server pid and address, when the server
- * shows them).  After a reconnect it is retried instead (DISCONNECTED, with
- * the holder named): our own previous session may still hold it on the
- * server after a network cut, so the attempt first ends that session (the
- * pid of the last READY session, if it holds the lock).
+ * that has just stopped needs a moment to let go), it is FAILED, with a
+ * detail line naming the venue and the holder (its application name,
+ * server pid and address, when the server shows them).  After a reconnect
+ * it is retried instead (DISCONNECTED, with the holder named): our own
+ * previous session may still hold it on the server after a network cut,
+ * so the attempt first ends that session (the pid of the last READY
+ * session, if it holds the lock).
  *
  * FAILED is for what no retry cures: a refused migration plan, an SQL error
  * inside a migration (the file is rolled back), an invalid DSN, an
@@ -99,6 +105,8 @@ struct store_config {
         unsigned reconnect_max_s;
         const char *migrations_dir;       /* NULL: run no migrations */
         bool hold_lock;                   /* take the daemon's lock on every connect */
+        const char *venue;                /* whose lock (venues.id); NULL: "main" */
+        const char *venue_name;           /* set once the lock is held; NULL: the venue's id */
         bool pipeline;                    /* pipeline mode once READY (see above) */
 };
 
@@ -123,6 +131,12 @@ enum store_state store_get_state(const struct store *s);
 const char *store_state_to_string(enum store_state state);
 /* The last detail line (for /v1/health and STATUS=). */
 const char *store_get_detail(const struct store *s);
+/* cfg.venue as given ("main" when it was NULL). */
+const char *store_get_venue(const struct store *s);
+
+/* The venue of a database that has never been told of venues: every row
+ * made before migrations/0010_venues.sql is at it. */
+#define STORE_VENUE_DEFAULT "main"
 
 /* Changes the statement timeout for new sessions and the current one. */
 void store_set_statement_timeout(struct store *s, unsigned ms);

@@ -18,12 +18,15 @@
 #include "store/rows.h"
 
 /* The rows of the tables in t, their seats in s and their pads in p (CTEs
- * of the statement that uses it). */
+ * of the statement that uses it).  A table's row carries its venue and its
+ * newest match not over (matches_live_by_table). */
 #define TABLE_ROWS \
         "SELECT 0 AS kind, t.id, t.name, t.created_by, " STORE_TIME("t.created_at") " AS created_at, " \
-        "       NULL::int AS seat, NULL::text AS text, NULL::text AS role FROM t " \
-        "UNION ALL SELECT 1, s.table_id, NULL, NULL, NULL, s.seat, s.button_map::text, NULL FROM s " \
-        "UNION ALL SELECT 2, p.table_id, NULL, NULL, NULL, p.seat, p.pad_id, p.role FROM p " \
+        "       NULL::int AS seat, NULL::text AS text, NULL::text AS role, t.venue, " \
+        "       (SELECT max(m.id) FROM matches m WHERE m.table_id = t.id " \
+        "          AND m.state IN ('ready', 'running', 'paused', 'provisional')) AS live_match FROM t " \
+        "UNION ALL SELECT 1, s.table_id, NULL, NULL, NULL, s.seat, s.button_map::text, NULL, NULL, NULL FROM s " \
+        "UNION ALL SELECT 2, p.table_id, NULL, NULL, NULL, p.seat, p.pad_id, p.role, NULL, NULL FROM p " \
         "ORDER BY 2, 1, 6 NULLS FIRST, 7"
 
 /* The seats and pads of the tables in t. */
@@ -32,7 +35,8 @@
         "p AS (SELECT p.table_id, p.seat, p.pad_id, p.role FROM table_pads p JOIN t ON t.id = p.table_id) "
 
 enum { KIND_TABLE, KIND_SEAT, KIND_PAD };
-enum { COL_KIND, COL_ID, COL_NAME, COL_CREATED_BY, COL_CREATED_AT, COL_SEAT, COL_TEXT, COL_ROLE };
+enum { COL_KIND, COL_ID, COL_NAME, COL_CREATED_BY, COL_CREATED_AT, COL_SEAT, COL_TEXT, COL_ROLE, COL_VENUE,
+       COL_LIVE_MATCH };
 
 /* Room for an int64_t in decimal, sign and NUL included. */
 #define INT64_TEXT 24
@@ -86,11 +90,14 @@ static void on_rows(void *userdata, const PGresult *res, const char *error) {
                 case KIND_TABLE:
                         tables[nt++] = (struct store_table_row) {
                                 .id = id,
+                                .venue = PQgetvalue(res, i, COL_VENUE),
                                 .name = PQgetvalue(res, i, COL_NAME),
                                 .created_by = PQgetvalue(res, i, COL_CREATED_BY),
                                 .created_at = PQgetvalue(res, i, COL_CREATED_AT),
                                 .seats = &seats[ns],
                                 .pads = &pads[np],
+                                .live_match = PQgetisnull(res, i, COL_LIVE_MATCH) ? 0
+                                                                                   : store_int64(res, i, COL_LIVE_MATCH),
                         };
                         break;
                 case KIND_SEAT:
@@ -147,18 +154,20 @@ static int query(struct store *s, const char *sql, int n_params, const char *con
         return r;
 }
 
-int store_tables_list(struct store *s, int64_t after, int64_t limit, store_tables_fn cb, void *userdata) {
+int store_tables_list(struct store *s, const char *venue, int64_t after, int64_t limit, store_tables_fn cb,
+                      void *userdata) {
         char after_s[INT64_TEXT], limit_s[INT64_TEXT];
 
         if (limit < 0)
                 return -EINVAL;
         snprintf(after_s, sizeof after_s, "%" PRId64, after);
         snprintf(limit_s, sizeof limit_s, "%" PRId64, limit);
-        const char *p[] = { after_s, limit_s };
+        const char *p[] = { after_s, limit_s, venue };
         return query(s,
-                     "WITH t AS (SELECT id, name, created_by, created_at FROM tables WHERE id > $1 "
-                     "           ORDER BY id LIMIT $2), " SEATS_AND_PADS TABLE_ROWS,
-                     2, p, cb, userdata);
+                     "WITH t AS (SELECT id, venue, name, created_by, created_at FROM tables "
+                     "           WHERE id > $1 AND ($3::text IS NULL OR venue = $3) ORDER BY id LIMIT $2), "
+                     SEATS_AND_PADS TABLE_ROWS,
+                     3, p, cb, userdata);
 }
 
 int store_tables_get(struct store *s, int64_t id, store_tables_fn cb, void *userdata) {
@@ -167,7 +176,7 @@ int store_tables_get(struct store *s, int64_t id, store_tables_fn cb, void *user
         snprintf(id_s, sizeof id_s, "%" PRId64, id);
         const char *p[] = { id_s };
         return query(s,
-                     "WITH t AS (SELECT id, name, created_by, created_at FROM tables WHERE id = $1), "
+                     "WITH t AS (SELECT id, venue, name, created_by, created_at FROM tables WHERE id = $1), "
                      SEATS_AND_PADS TABLE_ROWS,
                      1, p, cb, userdata);
 }
@@ -222,7 +231,7 @@ static int array_close(struct array *a) {
         return 0;
 }
 
-int store_tables_insert(struct store *s, const char *name, const char *created_by,
+int store_tables_insert(struct store *s, const char *venue, const char *name, const char *created_by,
                         const struct store_table_new_seat *seats, size_t n_seats,
                         const struct store_table_new_pad *pads, size_t n_pads, store_tables_fn cb, void *userdata) {
         struct array a[5];
@@ -246,10 +255,11 @@ int store_tables_insert(struct store *s, const char *name, const char *created_b
                 if (array_close(&a[i]) < 0)
                         r = -ENOMEM;
         if (r == 0) {
-                const char *p[] = { name, created_by, a[0].text, a[1].text, a[2].text, a[3].text, a[4].text };
+                const char *p[] = { name, created_by, a[0].text, a[1].text, a[2].text, a[3].text, a[4].text,
+                                    venue };
                 r = query(s,
-                          "WITH t AS (INSERT INTO tables (name, created_by) VALUES ($1, $2) "
-                          "           RETURNING id, name, created_by, created_at), "
+                          "WITH t AS (INSERT INTO tables (venue, name, created_by) VALUES ($8, $1, $2) "
+                          "           RETURNING id, venue, name, created_by, created_at), "
                           "     s AS (INSERT INTO table_seats (table_id, seat, button_map) "
                           "           SELECT t.id, x.seat, x.buttons::jsonb FROM t, "
                           "                  unnest($3::int[], $4::text[]) AS x(seat, buttons) "
@@ -259,7 +269,7 @@ int store_tables_insert(struct store *s, const char *name, const char *created_b
                           "                  unnest($5::int[], $6::text[], $7::text[]) AS x(seat, pad, role) "
                           "           RETURNING table_id, seat, pad_id, role) "
                           TABLE_ROWS,
-                          7, p, cb, userdata);
+                          8, p, cb, userdata);
         }
         for (int i = 0; i < opened; i++)
                 free(a[i].text);

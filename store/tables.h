@@ -3,14 +3,18 @@
  *
  * A table is a named set of seats (1 to 8), each with the pads bound to it
  * and an optional button map, and the table's own pads (a referee keypad:
- * a pad without a seat).  A table is written in one statement, so it
- * exists whole or not at all, and never changes afterwards; arbiterd
+ * a pad without a seat).  It stands at one venue (migrations/0010: the
+ * venue's daemon runs its matches).  A table is written in one statement,
+ * so it exists whole or not at all, and never changes afterwards; arbiterd
  * deletes none.  The constraints the caller may run into, by name:
- * tables_name_key (a name is unique), table_pads_pad_id_key (a pad sits at
- * one table, at one seat or none).
+ * tables_venue_name_key (a name is unique at its venue), tables_venue_fkey
+ * (no such venue), table_pads_pad_id_key (a pad sits at one table, at one
+ * seat or none).
  *
- * Which match is being played at a table is not the store's: the match
- * runtime knows (matches_at_table(), match/match.h).
+ * Which match is being played at a table of this daemon's venue is the
+ * match runtime's to say (matches_at_table(), match/match.h); for a table
+ * of another venue, whose daemon runs it, the row's live_match is the
+ * database's word: its newest match that is not over.
  *
  * Each entry point queues one statement and returns store_query()'s 0,
  * -ENOTCONN or -ENOMEM (-EINVAL for arguments out of range, before
@@ -43,6 +47,7 @@ struct store_table_seat {
  * callback's duration (the query's result among it): copy what you keep. */
 struct store_table_row {
         int64_t id;
+        const char *venue;              /* venues.id */
         const char *name;
         const char *created_by;
         const char *created_at;         /* RFC 3339 UTC */
@@ -50,6 +55,7 @@ struct store_table_row {
         size_t n_seats;
         const struct store_table_pad *pads;     /* the table's own pads, in pad id order */
         size_t n_pads;
+        int64_t live_match;             /* its newest match not over (ready to provisional); 0 none */
 };
 
 /* rows[0..n), in id order, on success (failure NULL); on failure rows NULL,
@@ -58,8 +64,9 @@ struct store_table_row {
 typedef void (*store_tables_fn)(void *userdata, const struct store_table_row *rows, size_t n,
                                 const struct store_error *failure, const char *error);
 
-/* The tables with id > after, at most limit. */
-int store_tables_list(struct store *s, int64_t after, int64_t limit, store_tables_fn cb, void *userdata);
+/* The tables with id > after, at most limit; venue NULL: every venue's. */
+int store_tables_list(struct store *s, const char *venue, int64_t after, int64_t limit, store_tables_fn cb,
+                      void *userdata);
 /* Table id: one row, or none. */
 int store_tables_get(struct store *s, int64_t id, store_tables_fn cb, void *userdata);
 
@@ -73,9 +80,9 @@ struct store_table_new_pad {
         const char *pad;
         const char *role;
 };
-/* Stores a table with its seats and pads in one statement: one row, the
- * table as stored. */
-int store_tables_insert(struct store *s, const char *name, const char *created_by,
+/* Stores a table at venue with its seats and pads in one statement: one
+ * row, the table as stored. */
+int store_tables_insert(struct store *s, const char *venue, const char *name, const char *created_by,
                         const struct store_table_new_seat *seats, size_t n_seats,
                         const struct store_table_new_pad *pads, size_t n_pads, store_tables_fn cb, void *userdata);
 

@@ -197,7 +197,7 @@ static void a_second_daemon_on_the_database_refuses(void **state) {
         daemon_start(&second, (const char *const *) env, NULL, false);
         assert_int_equal(daemon_wait_exit(&second), 65);
         second.pid = 0;
-        assert_true(daemon_log_contains(&second, "another arbiterd is using this database"));
+        assert_true(daemon_log_contains(&second, "another arbiterd runs venue main on this database"));
         assert_true(daemon_log_contains(&second, "arbiterd, server pid"));
 
         /* the first one runs on, its match live */

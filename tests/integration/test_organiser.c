@@ -340,7 +340,7 @@ static void a_tournament_calls_only_at_tables_that_exist(void **state) {
         struct got g;
         (void) state;
 
-        table = own_sql_int64("INSERT INTO tables (name, created_by) VALUES ('%s', 'test') RETURNING id",
+        table = own_sql_int64("INSERT INTO tables (venue, name, created_by) VALUES ('main', '%s', 'test') RETURNING id",
                           unique_name("table"));
         tables[0] = table;
         tables[1] = table + 1000000;
@@ -643,8 +643,8 @@ static void a_calls_seed_shows_once_its_match_is_over_and_the_next_call_is_a_new
         assert_int_equal(nc.attempt, 1);
         assert_int_equal(next_call(987654321, 5).n, 0);
 
-        m = own_sql_int64("INSERT INTO matches (game, seed, config, seats, created_by) "
-                      "VALUES ('crash-pilot', 4242, '{}', '[]', 'test') RETURNING id");
+        m = own_sql_int64("INSERT INTO matches (venue, game, seed, config, seats, created_by) "
+                      "VALUES ('main', 'crash-pilot', 4242, '{}', '[]', 'test') RETURNING id");
         own_sql("INSERT INTO match_calls (match_id, tournament_id, stage_match_id, attempt, epoch) "
             "VALUES (%" PRId64 ", %" PRId64 ", 5, 1, 1)", m, t);
         c = calls(t);

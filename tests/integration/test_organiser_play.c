@@ -248,7 +248,7 @@ static void a_swiss_is_paired_played_called_handed_over_and_corrected(void **sta
 
         int64_t t = tournament(5, p, "(1, 'swiss', '{\"rounds\": 2}')");
         for (int i = 0; i < 2; i++)
-                venue[i] = own_sql_int64("INSERT INTO tables (name, created_by) VALUES ('%s', 'test') RETURNING id",
+                venue[i] = own_sql_int64("INSERT INTO tables (venue, name, created_by) VALUES ('main', '%s', 'test') RETURNING id",
                                      unique_name("venue"));
         own_sql("UPDATE tournaments SET tables = ARRAY[%" PRId64 ", %" PRId64 "] WHERE id = %" PRId64, venue[0],
             venue[1], t);
@@ -314,8 +314,8 @@ static void a_swiss_is_paired_played_called_handed_over_and_corrected(void **sta
         assert_int_equal(org_call_seed(secret, t, r1[1].id, 1, &seed), 0);
         assert_true(seed == g.seed);
         free(secret);
-        int64_t live = own_sql_int64("INSERT INTO matches (game, seed, config, seats, created_by) "
-                                 "VALUES ('crash-pilot', 1, '{}', '[]', 'test') RETURNING id");
+        int64_t live = own_sql_int64("INSERT INTO matches (venue, game, seed, config, seats, created_by) "
+                                 "VALUES ('main', 'crash-pilot', 1, '{}', '[]', 'test') RETURNING id");
         struct org_call_made made = { .tournament = t, .stage_match = r1[1].id, .runtime_match = live,
                                       .attempt = g.attempt, .epoch = g.epoch };
         memset(&g, 0, sizeof g);
@@ -339,10 +339,13 @@ static void a_swiss_is_paired_played_called_handed_over_and_corrected(void **sta
          * the same transaction (the trigger), and a NOTIFY tells of it */
         own_sql("UPDATE matches SET state = 'finished', result = '{\"placements\": [{\"seat\": 1, \"place\": 2}, "
             "{\"seat\": 2, \"place\": 1, \"score\": {\"total\": 3}}]}' WHERE id = %" PRId64, live);
-        char payload[32];
-        snprintf(payload, sizeof payload, "%" PRId64, r1[1].id);
+        char payload[48];
+        /* the payload names the match's venue: another's is not ours to publish */
+        snprintf(payload, sizeof payload, "%" PRId64 " south", r1[1].id);
+        assert_int_equal(org_result_handed_over(own_store, payload, "main", on_match, &g), 1);
+        snprintf(payload, sizeof payload, "%" PRId64 " main", r1[1].id);
         memset(&g, 0, sizeof g);
-        assert_int_equal(org_result_handed_over(own_store, payload, on_match, &g), 0);
+        assert_int_equal(org_result_handed_over(own_store, payload, "main", on_match, &g), 0);
         own_wait_for(&g.w, "the hand-off");
         assert_int_equal(g.outcome, ORG_DONE);
         assert_int_equal(g.m[0].state, STORE_MATCH_DONE);
@@ -350,7 +353,7 @@ static void a_swiss_is_paired_played_called_handed_over_and_corrected(void **sta
         assert_int_equal(json_integer_value(json_object_get(json_array_get(res, 1), "rank")), 1);
         assert_int_equal(json_integer_value(json_object_get(json_array_get(res, 1), "score")), 3);
         json_decref(res);
-        assert_int_equal(org_result_handed_over(own_store, "x", on_match, &g), -EINVAL);
+        assert_int_equal(org_result_handed_over(own_store, "x", "main", on_match, &g), -EINVAL);
 
         /* round 2, then a round-1 result corrected: round 2 is deleted with
          * its bye, and paired again */

@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,7 +259,7 @@ static void a_seats_new_token_revokes_its_last_one(void **state) {
         char q[256];
         (void) state;
 
-        own_sql("INSERT INTO tables (name, created_by) VALUES ('station-test', 'test')");
+        own_sql("INSERT INTO tables (venue, name, created_by) VALUES ('main', 'station-test', 'test')");
         own_sql("INSERT INTO table_seats (table_id, seat) SELECT id, 1 FROM tables WHERE name = 'station-test'");
         table = own_sql_int64("SELECT id FROM tables WHERE name = 'station-test'");
 
@@ -313,6 +314,8 @@ struct tables_got {
         size_t n;
         int64_t ids[MAX_ROWS];
         char *text[MAX_ROWS];
+        char *venues[MAX_ROWS];
+        int64_t live[MAX_ROWS];         /* the newest match not over at it, 0 none */
 };
 
 static json_t *pads_of(const struct store_table_pad *pads, size_t n) {
@@ -347,6 +350,8 @@ static void on_tables(void *userdata, const struct store_table_row *rows, size_t
                                                                pads_of(rows[i].seats[k].pads,
                                                                        rows[i].seats[k].n_pads)));
                 assert_true(rfc3339_utc(rows[i].created_at));
+                g->venues[i] = strdup(rows[i].venue);
+                g->live[i] = rows[i].live_match;
                 t = json_pack("[s, s, o, o]", rows[i].name, rows[i].created_by, seats,
                               pads_of(rows[i].pads, rows[i].n_pads));
                 g->ids[i] = rows[i].id;
@@ -356,8 +361,10 @@ static void on_tables(void *userdata, const struct store_table_row *rows, size_t
 }
 
 static void tables_got_clear(struct tables_got *g) {
-        for (size_t i = 0; i < g->n; i++)
+        for (size_t i = 0; i < g->n; i++) {
                 free(g->text[i]);
+                free(g->venues[i]);
+        }
         free(g->constraint);
         memset(g, 0, sizeof *g);
 }
@@ -390,7 +397,7 @@ static void a_table_is_written_whole_and_read_back_the_same(void **state) {
         int64_t id, second;
         (void) state;
 
-        tables_of(&g, store_tables_insert(own_store, "hall-a", "test", seats, 3, pads, 4, on_tables, &g), "insert");
+        tables_of(&g, store_tables_insert(own_store, "main", "hall-a", "test", seats, 3, pads, 4, on_tables, &g), "insert");
         assert_false(g.failed);
         assert_int_equal(g.n, 1);
         id = g.ids[0];
@@ -404,24 +411,24 @@ static void a_table_is_written_whole_and_read_back_the_same(void **state) {
 
         /* a name taken, a pad taken: the constraint says which, and no
          * seat or pad of the refused table stays */
-        tables_of(&g, store_tables_insert(own_store, "hall-a", "test", one, 1, NULL, 0, on_tables, &g), "same name");
+        tables_of(&g, store_tables_insert(own_store, "main", "hall-a", "test", one, 1, NULL, 0, on_tables, &g), "same name");
         assert_true(g.failed);
         assert_int_equal(g.failure, STORE_FAILURE_CONFLICT);
-        assert_string_equal(g.constraint, "tables_name_key");
+        assert_string_equal(g.constraint, "tables_venue_name_key");
         tables_got_clear(&g);
-        tables_of(&g, store_tables_insert(own_store, "hall-b", "test", one, 1, taken, 1, on_tables, &g), "pad taken");
+        tables_of(&g, store_tables_insert(own_store, "main", "hall-b", "test", one, 1, taken, 1, on_tables, &g), "pad taken");
         assert_true(g.failed);
         assert_string_equal(g.constraint, "table_pads_pad_id_key");
         tables_got_clear(&g);
         assert_int_equal(own_sql_int64("SELECT count(*) FROM tables WHERE name = 'hall-b'"), 0);
 
-        tables_of(&g, store_tables_insert(own_store, "hall-b", "test", one, 1, NULL, 0, on_tables, &g), "insert");
+        tables_of(&g, store_tables_insert(own_store, "main", "hall-b", "test", one, 1, NULL, 0, on_tables, &g), "insert");
         second = g.ids[0];
         assert_string_equal(g.text[0], "[\"hall-b\",\"test\",[[1,null,[]]],[]]");
         tables_got_clear(&g);
 
         /* pages: after and limit, each table with its own seats */
-        tables_of(&g, store_tables_list(own_store, 0, 100, on_tables, &g), "list");
+        tables_of(&g, store_tables_list(own_store, NULL, 0, 100, on_tables, &g), "list");
         assert_true(g.n >= 2);
         for (size_t i = 0; i < g.n; i++) {
                 if (i > 0)
@@ -430,12 +437,65 @@ static void a_table_is_written_whole_and_read_back_the_same(void **state) {
                         assert_string_equal(g.text[i], HALL_A);
         }
         tables_got_clear(&g);
-        tables_of(&g, store_tables_list(own_store, id, 1, on_tables, &g), "list after");
+        tables_of(&g, store_tables_list(own_store, NULL, id, 1, on_tables, &g), "list after");
         assert_int_equal(g.n, 1);
         assert_int_equal(g.ids[0], second);
         tables_got_clear(&g);
         tables_of(&g, store_tables_get(own_store, INT64_MAX, on_tables, &g), "get of no table");
         assert_int_equal(g.n, 0);
+        tables_got_clear(&g);
+}
+
+/* A table stands at a venue: its name is unique there, not everywhere; a
+ * venue the database does not know is refused by name; a list may keep to
+ * one venue; a table's live match is the newest not over there. */
+static void tables_belong_to_venues(void **state) {
+        const struct store_table_new_seat one[] = { { 1, NULL } };
+        struct tables_got g = { 0 };
+        int64_t north, m1, m2;
+        (void) state;
+
+        own_sql("INSERT INTO venues (id, name) VALUES ('north-repo', 'North') ON CONFLICT DO NOTHING");
+        tables_of(&g, store_tables_insert(own_store, "main", "hall-v", "test", one, 1, NULL, 0, on_tables, &g),
+                  "insert at main");
+        assert_false(g.failed);
+        assert_string_equal(g.venues[0], "main");
+        tables_got_clear(&g);
+        tables_of(&g, store_tables_insert(own_store, "north-repo", "hall-v", "test", one, 1, NULL, 0, on_tables, &g),
+                  "the same name at north");
+        assert_false(g.failed);
+        assert_string_equal(g.venues[0], "north-repo");
+        assert_int_equal(g.live[0], 0);
+        north = g.ids[0];
+        tables_got_clear(&g);
+        tables_of(&g, store_tables_insert(own_store, "north-repo", "hall-v", "test", one, 1, NULL, 0, on_tables, &g),
+                  "the same name at north again");
+        assert_true(g.failed);
+        assert_string_equal(g.constraint, "tables_venue_name_key");
+        tables_got_clear(&g);
+        tables_of(&g, store_tables_insert(own_store, "nowhere", "hall-v", "test", one, 1, NULL, 0, on_tables, &g),
+                  "an unknown venue");
+        assert_true(g.failed);
+        assert_int_equal(g.failure, STORE_FAILURE_INVALID);
+        assert_string_equal(g.constraint, "tables_venue_fkey");
+        tables_got_clear(&g);
+
+        tables_of(&g, store_tables_list(own_store, "north-repo", 0, 100, on_tables, &g), "north's list");
+        assert_int_equal(g.n, 1);
+        assert_int_equal(g.ids[0], north);
+        tables_got_clear(&g);
+
+        /* a match at the table is at the table's venue, and the newest one
+         * not over is the table's */
+        m1 = own_sql_int64("INSERT INTO matches (venue, game, table_id, seed, config, seats, created_by) "
+                           "VALUES ('north-repo', 'crash-pilot', %" PRId64 ", 1, '{}', '[]', 'test') RETURNING id",
+                           north);
+        m2 = own_sql_int64("INSERT INTO matches (venue, game, table_id, seed, config, seats, created_by, state) "
+                           "VALUES ('north-repo', 'crash-pilot', %" PRId64 ", 1, '{}', '[]', 'test', 'aborted') "
+                           "RETURNING id", north);
+        assert_true(m2 > m1);
+        tables_of(&g, store_tables_get(own_store, north, on_tables, &g), "north's table");
+        assert_int_equal(g.live[0], m1);
         tables_got_clear(&g);
 }
 
@@ -730,6 +790,7 @@ int main(void) {
                 cmocka_unit_test(every_change_to_the_tokens_is_notified),
                 cmocka_unit_test(a_seats_new_token_revokes_its_last_one),
                 cmocka_unit_test(a_table_is_written_whole_and_read_back_the_same),
+                cmocka_unit_test(tables_belong_to_venues),
                 cmocka_unit_test(a_player_is_stored_and_changed_member_by_member),
                 cmocka_unit_test(a_players_ratings_are_read_beside_it),
                 cmocka_unit_test(a_tournaments_summary_is_its_current_stage_and_round),

@@ -39,7 +39,7 @@
 static const char *const env_names[] = {
         "ARBITER_DSN", "ARBITER_LISTEN", "ARBITER_BUS",
         "ARBITER_MIGRATIONS", "ARBITER_WEB", "ARBITER_LOG_LEVEL",
-        "ARBITER_SPOOL", "ARBITER_REPLICA_DSN",
+        "ARBITER_SPOOL", "ARBITER_REPLICA_DSN", "ARBITER_VENUE",
 };
 
 /* The developer's shell (or `make run`) may export ARBITER_*; every test
@@ -78,6 +78,8 @@ static void assert_config_equal(const struct config *a, const struct config *b) 
         assert_string_equal(a->spool_path, b->spool_path);
         assert_string_equal(a->replica_dsn, b->replica_dsn);
         assert_int_equal(a->replica_max_lag_ms, b->replica_max_lag_ms);
+        assert_string_equal(a->venue_id, b->venue_id);
+        assert_string_equal(a->venue_name, b->venue_name);
         assert_int_equal(a->bus, b->bus);
         assert_int_equal(a->log_level, b->log_level);
         assert_string_equal(a->pad_ports, b->pad_ports);
@@ -782,6 +784,55 @@ static void test_env_good(void **state) {
         free(path);
 }
 
+/* [venue]: an id as the venues table takes it, a name of 1 to 64
+ * characters that defaults to the id, ARBITER_VENUE. */
+static void test_venue(void **state) {
+        struct config cfg;
+        char err[ERR_MAX] = "";
+        char name[4 * 65 + 32];
+
+        (void) state;
+        assert_int_equal(config_defaults(&cfg), 0);
+        assert_string_equal(cfg.venue_id, "main");
+        assert_string_equal(cfg.venue_name, "");
+        assert_string_equal(config_venue_name(&cfg), "main");
+        config_done(&cfg);
+
+        parse_ok(&cfg, "[venue]\nid = north-2_a\n");
+        assert_string_equal(cfg.venue_id, "north-2_a");
+        assert_string_equal(config_venue_name(&cfg), "north-2_a");
+        config_done(&cfg);
+        /* 64 characters of two bytes each */
+        strcpy(name, "[venue]\nid = 0\nname = \"");
+        for (int i = 0; i < 64; i++)
+                strcat(name, "\xc3\xa9");
+        strcat(name, "\"\n");
+        parse_ok(&cfg, name);
+        assert_string_equal(cfg.venue_id, "0");
+        assert_int_equal(strlen(config_venue_name(&cfg)), 128);
+        config_done(&cfg);
+
+        parse_fails("[venue]\nid = North\n", "t.conf: ", "[venue] id \"North\" is not a venue id (use 1 to 32 of "
+                    "a-z, 0-9, '_' and '-', starting with a letter or digit");
+        parse_fails("[venue]\nid = -north\n", "t.conf: ", "is not a venue id");
+        parse_fails("[venue]\nid = a23456789012345678901234567890123\n", "t.conf: ", "is not a venue id");
+        parse_fails("[venue]\nid =\n", "t.conf:2: ", "empty value");
+        strcpy(name, "[venue]\nname = \"");
+        for (int i = 0; i < 65; i++)
+                strcat(name, "x");
+        strcat(name, "\"\n");
+        parse_fails(name, "t.conf: ", "[venue] name \"xxxx");
+
+        setenv("ARBITER_VENUE", "south", 1);
+        assert_int_equal(config_load(&cfg, NULL, err, sizeof err), 0);
+        assert_string_equal(cfg.venue_id, "south");
+        config_done(&cfg);
+        setenv("ARBITER_VENUE", "So uth", 1);
+        assert_int_equal(config_load(&cfg, NULL, err, sizeof err), -EINVAL);
+        assert_error(err, "configuration: ", "[venue] id \"So uth\" is not a venue id");
+        clear_env(NULL);
+}
+
 static void test_env_bad(void **state) {
         static const struct {
                 const char *name;
@@ -1075,6 +1126,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_error_buffer, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_reload, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_example_file, clear_env, clear_env),
+                cmocka_unit_test_setup_teardown(test_venue, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_pad_lines, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_bus_to_string, clear_env, clear_env),
                 cmocka_unit_test_setup_teardown(test_hostile_inputs, clear_env, clear_env),
