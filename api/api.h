@@ -33,6 +33,7 @@ struct pad_press;
 struct padbus;
 struct sse_hub;
 struct store;
+struct store_replica;
 struct api_server;
 struct MHD_Connection;
 struct MHD_Response;
@@ -97,6 +98,9 @@ struct api_deps {
          * NULL: POST .../recompute rebuilds the standings only, and a
          * season's leaderboard answers 503. */
         struct org_ratings *ratings;
+        /* The read replica ([database] replica_dsn; store/replica.h), for
+         * the reads that may lag (api_read_store()); NULL: none. */
+        struct store_replica *replica;
 };
 
 struct tour_os_params;
@@ -117,6 +121,11 @@ struct api_request {
         int token_seat;                  /* a seat token's seat, 1-based; else 0 */
         char token_name[64];             /* for audit trails ("who") */
         json_t *body;                    /* parsed JSON body, or NULL when there was none */
+        /* A route whose reads may lag (api_read_store()): the store it
+         * reads from, decided once per request, and the Arbiter-Read-From
+         * header every reply to it carries; NULL and "" elsewhere. */
+        struct store *read_store;
+        char read_from[64];
 };
 
 int api_server_new(struct loop *loop, const struct api_config *cfg, const struct api_deps *deps,

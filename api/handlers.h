@@ -76,6 +76,18 @@ void handle_tournament_events(struct api_request *req);
 void handle_tournament_recompute(struct api_request *req);
 void handle_leaderboard(struct api_request *req);
 
+/* The store for the reads of a route of displays, leaderboards or exports,
+ * whose data may lag a little (api/read_store.c): the read replica when one
+ * is configured, fresh enough and the request's role is below referee, else
+ * the primary (deps->store).  Decided at the first call of a request, the
+ * same at every later one; every reply to the request then carries the
+ * Arbiter-Read-From header saying which.  Call it before the first reply. */
+struct store *api_read_store(struct api_request *req);
+/* The request's reads must see a write just made (a season's ratings the
+ * worker has just computed): from here on they go to the primary, and the
+ * reply says so. */
+void api_read_primary(struct api_request *req);
+
 /* Shared replies (api/replies.c). */
 void reply_store_error(struct api_request *req, int r);
 /* Parses ?limit=&after= (defaults 100 and 0); replies 400 and returns false on bad values. */

@@ -184,6 +184,8 @@ void handle_matches_list(struct api_request *req) {
         json_t *problem;
         int r;
 
+        struct store *store = api_read_store(req);
+
         if (!page_params(req, &limit, &after))
                 return;
         if (query_matches(&q, &qm, &problem) < 0) {
@@ -196,7 +198,7 @@ void handle_matches_list(struct api_request *req) {
                 return;
         snprintf(limit_s, sizeof limit_s, "%lld", limit);
         snprintf(after_s, sizeof after_s, "%lld", after);
-        r = match_store_list(c->req->deps->store, state, limit_s, after_s, order && strcmp(order, "desc") == 0,
+        r = match_store_list(store, state, limit_s, after_s, order && strcmp(order, "desc") == 0,
                              on_list, c);
         if (r < 0) {
                 free(c);
@@ -476,6 +478,7 @@ static void on_log(void *userdata, const PGresult *res, const char *error) {
 void handle_match_log(struct api_request *req) {
         char id_s[NUM_MAX], limit_s[NUM_MAX], after_s[NUM_MAX];
         long long id, limit, after;
+        struct store *store = api_read_store(req);
         int r;
 
         if (!id_param(req, "id", &id) || !page_params(req, &limit, &after) || !runtime(req))
@@ -483,7 +486,7 @@ void handle_match_log(struct api_request *req) {
         snprintf(id_s, sizeof id_s, "%lld", id);
         snprintf(limit_s, sizeof limit_s, "%lld", limit);
         snprintf(after_s, sizeof after_s, "%lld", after);
-        r = match_store_log(req->deps->store, id_s, limit_s, after_s, on_log, req);
+        r = match_store_log(store, id_s, limit_s, after_s, on_log, req);
         if (r < 0)
                 api_match_store_failed(req, r);
 }

@@ -121,7 +121,9 @@ static void on_players(void *userdata, const struct store_player_row *rows, size
                 json_array_append_new(c->items, player_json(&rows[i]));
         }
         c->last_id = n > 0 ? rows[n - 1].id : 0;
-        r = store_ratings_of_players(req->deps->store, ids, n, on_ratings, c);
+        /* the player's ratings from where the player came: a write's
+         * answer from the primary, a display's read perhaps the replica */
+        r = store_ratings_of_players(req->read_store ? req->read_store : req->deps->store, ids, n, on_ratings, c);
         free(ids);
         if (r < 0) {
                 reply_store_error(req, r);
@@ -189,19 +191,21 @@ void handle_player_update(struct api_request *req) {
 }
 
 void handle_player_get(struct api_request *req) {
+        struct store *store = api_read_store(req);
         struct reply *c;
         long long id;
 
         if (!id_param(req, "id", &id) || !(c = reply_new(req, MHD_HTTP_OK, false, "the player query")))
                 return;
-        queued(req, c, store_players_get(req->deps->store, id, on_players, c));
+        queued(req, c, store_players_get(store, id, on_players, c));
 }
 
 void handle_players_list(struct api_request *req) {
+        struct store *store = api_read_store(req);
         long long limit, after;
         struct reply *c;
 
         if (!page_params(req, &limit, &after) || !(c = reply_new(req, MHD_HTTP_OK, true, "the list query")))
                 return;
-        queued(req, c, store_players_list(req->deps->store, after, limit, on_players, c));
+        queued(req, c, store_players_list(store, after, limit, on_players, c));
 }

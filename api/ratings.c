@@ -116,13 +116,15 @@ void handle_player_ratings(struct api_request *req) {
         long long id;
         int r;
 
+        struct store *store = api_read_store(req);
+
         if (!id_param(req, "id", &id))
                 return;
         if (query_ratings(&q, &qr, &problem) < 0) {
                 api_reply_problem_json(req, problem);
                 return;
         }
-        r = store_ratings_history(req->deps->store, route_param(&req->match, "id"), qr.game, qr.system, on_history,
+        r = store_ratings_history(store, route_param(&req->match, "id"), qr.game, qr.system, on_history,
                                   req);
         if (r < 0)
                 reply_store_error(req, r);
@@ -211,7 +213,7 @@ static void on_board(void *userdata, const PGresult *res, const char *error) {
 }
 
 static void read_board(struct board_ctx *c, const char *table) {
-        int r = store_ratings_board(c->req->deps->store, c->game, table, c->glicko2, on_board, c);
+        int r = store_ratings_board(api_read_store(c->req), c->game, table, c->glicko2, on_board, c);
 
         if (r < 0) {
                 reply_store_error(c->req, r);
@@ -225,6 +227,8 @@ static void on_season_state(void *userdata, enum org_season_state state, int64_t
 
         switch (state) {
         case ORG_SEASON_READY:
+                /* the worker has just written it, on the primary */
+                api_read_primary(c->req);
                 snprintf(table_s, sizeof table_s, "%" PRId64, table);
                 read_board(c, table_s);
                 return;
@@ -276,6 +280,8 @@ void handle_leaderboard(struct api_request *req) {
         json_t *problem;
         int r;
 
+        struct store *store = api_read_store(req);
+
         if (!eng_game_find(game)) {
                 api_reply_problem(req, MHD_HTTP_NOT_FOUND, "there is no game %s; GET /v1/games lists them", game);
                 return;
@@ -303,7 +309,7 @@ void handle_leaderboard(struct api_request *req) {
                 reply_board(c, json_array());
                 return;
         }
-        r = store_ratings_season(req->deps->store, game, ql.from, ql.to, on_season_row, c);
+        r = store_ratings_season(store, game, ql.from, ql.to, on_season_row, c);
         if (r < 0) {
                 free(c);
                 reply_store_error(req, r);

@@ -92,6 +92,8 @@
  * about a millisecond, so a client that cannot take five bytes in this time
  * is stuck, and SIGTERM still exits well within a second. */
 #define STREAM_END_GRACE_USEC (250 * USEC_PER_MSEC)
+/* Where a read that may lag came from (api/read_store.c). */
+#define READ_FROM_HEADER "Arbiter-Read-From"
 /* Everything under it is the REST API; every other path is a web page. */
 #define API_PREFIX "/v1"
 #define PAGE_METHODS_TEXT "405 Method Not Allowed: the pages take GET and HEAD; the API is at /v1.\n"
@@ -316,6 +318,8 @@ static enum MHD_Result queue_reply(struct req *r) {
 
         if (!r->response)
                 return MHD_NO;          /* out of memory earlier: drop the connection */
+        if (r->pub.read_from[0])
+                MHD_add_response_header(r->response, READ_FROM_HEADER, r->pub.read_from);
         ret = MHD_queue_response(r->pub.connection, r->status, r->response);
         MHD_destroy_response(r->response);
         r->response = NULL;

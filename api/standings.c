@@ -164,6 +164,7 @@ static int stage_number(const char *stage) {
 }
 
 void handle_tournament_standings(struct api_request *req) {
+        struct store *store = api_read_store(req);
         struct api_query q = api_request_query(req);
         struct standings_ctx *c;
         bool csv, recompute;
@@ -183,7 +184,7 @@ void handle_tournament_standings(struct api_request *req) {
                 return;
         }
         *c = (struct standings_ctx) { .req = req, .csv = csv };
-        r = org_standings_get(req->deps->store, id, stage_number(stage), recompute, on_standings, c);
+        r = org_standings_get(store, id, stage_number(stage), recompute, on_standings, c);
         if (r < 0) {
                 free(c);
                 reply_store_error(req, r);
@@ -265,6 +266,7 @@ static void on_bracket(void *userdata, const struct org_result *result, const st
 }
 
 void handle_tournament_bracket(struct api_request *req) {
+        struct store *store = api_read_store(req);
         const char *stage;
         long long id;
         bool csv;
@@ -276,7 +278,7 @@ void handle_tournament_bracket(struct api_request *req) {
                 api_reply_problem(req, MHD_HTTP_BAD_REQUEST, "format: a bracket is a tree: JSON only");
                 return;
         }
-        r = org_bracket_get(req->deps->store, id, stage_number(stage), on_bracket, req);
+        r = org_bracket_get(store, id, stage_number(stage), on_bracket, req);
         if (r < 0)
                 reply_store_error(req, r);
 }
@@ -360,6 +362,7 @@ static void on_results(void *userdata, bool found, const struct store_stage_matc
 }
 
 void handle_tournament_results(struct api_request *req) {
+        struct store *store = api_read_store(req);
         enum store_match_state done = STORE_MATCH_DONE;
         const char *stage;
         long long id;
@@ -368,7 +371,7 @@ void handle_tournament_results(struct api_request *req) {
 
         if (!id_param(req, "id", &id) || !stage_and_format(req, &stage, &csv))
                 return;
-        r = store_stage_matches_list(req->deps->store, id, stage_number(stage), 0, &done, on_results, req);
+        r = store_stage_matches_list(store, id, stage_number(stage), 0, &done, on_results, req);
         if (r < 0)
                 reply_store_error(req, r);
 }

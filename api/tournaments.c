@@ -198,12 +198,13 @@ void handle_tournaments_create(struct api_request *req) {
 }
 
 void handle_tournament_get(struct api_request *req) {
+        struct store *store = api_read_store(req);
         long long id;
         int r;
 
         if (!id_param(req, "id", &id))
                 return;
-        r = store_tournaments_get(req->deps->store, id, on_tournament, req);
+        r = store_tournaments_get(store, id, on_tournament, req);
         if (r < 0)
                 reply_store_error(req, r);
 }
@@ -224,12 +225,13 @@ static void on_tournaments_page(void *userdata, const struct store_tournament_ro
 }
 
 void handle_tournaments_list(struct api_request *req) {
+        struct store *store = api_read_store(req);
         long long limit, after;
         int r;
 
         if (!page_params(req, &limit, &after))
                 return;
-        r = store_tournaments_list(req->deps->store, after, limit, on_tournaments_page, req);
+        r = store_tournaments_list(store, after, limit, on_tournaments_page, req);
         if (r < 0)
                 reply_store_error(req, r);
 }

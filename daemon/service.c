@@ -45,6 +45,7 @@
 #include "tournament/openskill.h"
 #include "hardware/padbus.h"
 #include "store/spool.h"
+#include "store/replica.h"
 #include "store/spool_writer.h"
 #include "store/store.h"
 
@@ -58,6 +59,7 @@ struct service {
         struct loop *loop;
         struct store *store;            /* REST, tournaments, tokens */
         struct store *lane;             /* the match runtime's inputs, holding the daemon's lock */
+        struct store_replica *replica;  /* reads that may lag ([database] replica_dsn); NULL: none */
         struct auth *auth;
         struct api_server *api;
         struct bus *bus;
@@ -270,6 +272,35 @@ static void on_bus_state(void *userdata, enum bus_state state, const char *detai
         check_ready(s);
 }
 
+/* The "replica" member of "database" (docs/operations.md, "A read
+ * replica"): its state and whether reads that may lag use it; in
+ * /v1/status how far behind it is, why it is skipped and the counters; its
+ * connection's detail line (where it is) for admins only.  Never part of
+ * "status": a replica that is away only sends the reads to the primary. */
+static json_t *replica_json(const struct service *s, enum api_health_view view) {
+        struct store_replica_status st;
+        json_t *j;
+
+        store_replica_status(s->replica, now_usec(), &st);
+        j = json_pack("{s:s, s:b}", "state", store_state_to_string(st.state), "used",
+                      st.verdict == STORE_REPLICA_USE);
+        if (view == API_HEALTH_BRIEF)
+                return j;
+        json_object_set_new(j, "verdict", json_string(store_replica_verdict_to_string(st.verdict)));
+        json_object_set_new(j, "lag_ms", st.lag_ms >= 0 ? json_integer(st.lag_ms) : json_null());
+        json_object_set_new(j, "max_lag_ms", json_integer(st.max_lag_ms));
+        json_object_set_new(j, "probe_age_ms", st.probe_age_ms >= 0 ? json_integer(st.probe_age_ms) : json_null());
+        json_object_set_new(j, "in_recovery", json_boolean(st.in_recovery));
+        json_object_set_new(j, "reason", st.reason[0] ? json_string(st.reason) : json_null());
+        json_object_set_new(j, "probes", json_pack("{s:I, s:I}", "answered", (json_int_t) st.probes, "failed",
+                                                   (json_int_t) st.probe_failures));
+        json_object_set_new(j, "reads", json_pack("{s:I, s:I}", "replica", (json_int_t) st.reads_replica,
+                                                  "primary", (json_int_t) st.reads_primary));
+        if (view == API_HEALTH_INTERNALS)
+                json_object_set_new(j, "detail", json_string(store_get_detail(store_replica_store(s->replica))));
+        return j;
+}
+
 static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
         struct service *s = userdata;
         enum store_state st = db_state(s);
@@ -283,6 +314,8 @@ static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
         json_object_set_new(h, "uptime_s", json_integer((now_usec() - s->started_usec) / USEC_PER_SEC));
         if (view == API_HEALTH_BRIEF) {
                 json_object_set_new(h, "database", json_pack("{s:s}", "state", store_state_to_string(st)));
+                if (s->replica)
+                        json_object_set_new(json_object_get(h, "database"), "replica", replica_json(s, view));
                 json_object_set_new(h, "bus", json_pack("{s:s}", "state", bus_state));
                 json_object_set_new(h, "pads", json_pack("{s:i}", "connected", (int) padbus_connected(s->pads)));
                 return;
@@ -296,6 +329,8 @@ static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
         if (view == API_HEALTH_INTERNALS)
                 json_object_set_new(json_object_get(h, "database"), "detail",
                                     json_string(store_get_detail(s->store)));
+        if (s->replica)
+                json_object_set_new(json_object_get(h, "database"), "replica", replica_json(s, view));
         json_object_set_new(h, "bus", json_pack("{s:s, s:s, s:s}",
                                                 "kind", config_bus_to_string(s->cfg.bus),
                                                 "name", BUS_NAME,
@@ -403,6 +438,8 @@ static void reload(struct service *s) {
                 api_server_reconfigure(s->api, &ac);
                 store_set_statement_timeout(s->store, s->cfg.statement_timeout_ms);
                 store_set_statement_timeout(s->lane, s->cfg.statement_timeout_ms);
+                if (s->replica)
+                        store_replica_set_statement_timeout(s->replica, s->cfg.statement_timeout_ms);
                 log_notice("configuration reloaded from %s: %d setting%s changed",
                            s->config_path ? s->config_path : "(defaults and environment)",
                            changed, changed == 1 ? "" : "s");
@@ -625,6 +662,16 @@ static int start(struct service *s) {
         if (r < 0)
                 return log_error_errno(r, "cannot set up the database connection: %s", strerror(-r));
         s->deps.store = s->store;
+        if (s->cfg.replica_dsn && s->cfg.replica_dsn[0]) {
+                struct store_replica_config rpc = {
+                        .dsn = s->cfg.replica_dsn, .statement_timeout_ms = s->cfg.statement_timeout_ms,
+                        .reconnect_max_s = s->cfg.reconnect_max_s, .max_lag_ms = s->cfg.replica_max_lag_ms,
+                };
+                r = store_replica_new(s->loop, &rpc, &s->replica);
+                if (r < 0)
+                        return log_error_errno(r, "cannot set up the read replica's connection: %s", strerror(-r));
+                s->deps.replica = s->replica;
+        }
         /* Match inputs have a connection of their own, so that no REST read
          * can hold a judged call's store, publish and ACK. */
         struct store_config lc = sc;
@@ -707,6 +754,9 @@ static void stop(struct service *s) {
         s->deps.ratings = NULL;
         store_free(s->store);
         s->store = NULL;
+        s->deps.replica = NULL;
+        store_replica_free(s->replica);         /* its readers get their answer while the server is there */
+        s->replica = NULL;
         store_free(s->lane);
         s->lane = NULL;
         spool_writer_free(s->spool_writer);     /* after the store: its failed writes may spool */
