@@ -554,6 +554,29 @@ int body_player(json_t *body, bool update, struct body_player *ret, json_t **ret
         return 0;
 }
 
+/* ---- venues ----------------------------------------------------------------- */
+
+int body_venue(json_t *body, struct body_venue *ret, json_t **ret_problem) {
+        json_t *id = json_object_get(body, "id"), *name = json_object_get(body, "name");
+        size_t chars;
+
+        *ret_problem = NULL;
+        if (!json_is_object(body))
+                return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "send a JSON object: {\"id\": \"north\", \"name\": "
+                            "\"North Hall\"}");
+        if (!venue_id_valid(json_string_value(id)))
+                return fail_field(ret_problem, MHD_HTTP_BAD_REQUEST, "id",
+                                  "id: required, a venue's id: " VENUE_ID_RULE " (the daemon's [venue] id)");
+        if (name && !json_is_null(name) &&
+            (!json_is_string(name) || (chars = venue_name_chars(json_string_value(name))) < 1 ||
+             chars > VENUE_NAME_MAX))
+                return fail(ret_problem, MHD_HTTP_BAD_REQUEST, "name: must be 1 to %d characters, or left out for "
+                            "the id", VENUE_NAME_MAX);
+        ret->id = json_string_value(id);
+        ret->name = json_is_string(name) ? json_string_value(name) : ret->id;
+        return 0;
+}
+
 /* ---- tournaments ------------------------------------------------------------ */
 
 int body_tournament(json_t *body, bool check, struct body_tournament *ret, json_t **ret_problem) {

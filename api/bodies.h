@@ -116,6 +116,13 @@ struct body_input_ctx {
 int body_input(const struct body_input_ctx *c, json_t *body, struct eng_input *ret,
                char reason[static MATCH_REASON_MAX], json_t **ret_problem);
 
+/* POST /v1/venues {id, name}: id a venue's id (common/venue.h); name 1 to
+ * VENUE_NAME_MAX characters, or absent or null: the id. */
+struct body_venue {
+        const char *id, *name;
+};
+int body_venue(json_t *body, struct body_venue *ret, json_t **ret_problem);
+
 /* POST /v1/players {name, club, external_id} (update false), PATCH
  * /v1/players/{id} {name, club, external_id, active} (update true: members
  * left out stay as they are).  Texts are NULL when absent or null. */

@@ -16,6 +16,14 @@ void handle_index(struct api_request *req) {
         api_reply_json(req, MHD_HTTP_OK, json_pack("{s:o}", "routes", routes));
 }
 
+/* The venue this daemon runs (docs/operations.md, "Several venues"). */
+static void set_venue(struct api_request *req, json_t *h) {
+        if (req->deps->venue)
+                json_object_set_new(h, "venue", json_pack("{s:s, s:s}", "id", req->deps->venue, "name",
+                                                          req->deps->venue_name ? req->deps->venue_name
+                                                                                : req->deps->venue));
+}
+
 /* Always 200 while the process can answer: "status" says whether everything
  * it depends on is there ("ok") or not ("degraded"), and the members say
  * which part is missing.  Kept small: load balancers, systemd and displays
@@ -25,6 +33,7 @@ void handle_health(struct api_request *req) {
 
         if (req->deps->health)
                 req->deps->health(req->deps->userdata, h, API_HEALTH_BRIEF);
+        set_venue(req, h);
         api_reply_json(req, MHD_HTTP_OK, h);
 }
 
@@ -36,6 +45,7 @@ void handle_status(struct api_request *req) {
         if (req->deps->health)
                 req->deps->health(req->deps->userdata, h,
                                   req->role >= AUTH_ROLE_ADMIN ? API_HEALTH_INTERNALS : API_HEALTH_STATUS);
+        set_venue(req, h);
         json_object_set_new(h, "http", api_server_status(req->server));
         if (req->deps->events) {
                 struct sse_stats st;

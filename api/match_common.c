@@ -188,7 +188,8 @@ void api_match_read(struct matches *reg, struct api_request *req, int64_t id) {
 }
 
 /* A match that is not live: 404 when unknown, 409 saying why it takes no
- * more inputs otherwise. */
+ * more inputs otherwise (another venue's daemon runs it, a referee must
+ * look at it, or it is over). */
 static void on_not_live(void *userdata, const PGresult *res, const char *error) {
         struct get_ctx *c = userdata;
         json_t *row;
@@ -199,7 +200,14 @@ static void on_not_live(void *userdata, const PGresult *res, const char *error) 
                 api_reply_problem(c->req, MHD_HTTP_NOT_FOUND, "there is no match %s", route_param(&c->req->match, "id"));
         else if ((row = json_loads(PQgetvalue(res, 0, 0), 0, NULL))) {
                 const char *why = json_string_value(json_object_get(row, "needs_referee"));
-                if (why)
+                const char *venue = json_string_value(json_object_get(row, "venue"));
+                const char *state = json_string_value(json_object_get(row, "state"));
+                bool over = state && (strcmp(state, "finished") == 0 || strcmp(state, "aborted") == 0);
+
+                if (venue && c->req->deps->venue && strcmp(venue, c->req->deps->venue) != 0 && !over)
+                        api_reply_problem(c->req, MHD_HTTP_CONFLICT, "match %s is at venue %s: its daemon runs it; "
+                                          "send its inputs there", route_param(&c->req->match, "id"), venue);
+                else if (why)
                         api_reply_problem(c->req, MHD_HTTP_CONFLICT,
                                           "match %s needs a referee and is not run: %s", route_param(&c->req->match, "id"), why);
                 else

@@ -147,6 +147,7 @@ struct bus {
         /* Exported properties, read through the vtable's typed getters
          * (bus/property.h): strings are never NULL. */
         char *version;
+        char *venue;                    /* [venue] id: the venue this daemon runs */
         char *status;
         char *database;
         uint64_t started_at;
@@ -184,12 +185,13 @@ const char *bus_state_to_string(enum bus_state s) {
 }
 
 /* The Manager interface.  Const, with typed getters reading the fields of
- * struct bus, so nothing here can fail or allocate per call.  Version and
- * StartedAt never change (EmitsChangedSignal=const in the introspection);
- * Status and Database announce their changes. */
+ * struct bus, so nothing here can fail or allocate per call.  Version,
+ * Venue and StartedAt never change (EmitsChangedSignal=const in the
+ * introspection); Status and Database announce their changes. */
 static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         BUS_PROPERTY_STRING("Version", struct bus, version, SD_BUS_VTABLE_PROPERTY_CONST),
+        BUS_PROPERTY_STRING("Venue", struct bus, venue, SD_BUS_VTABLE_PROPERTY_CONST),
         BUS_PROPERTY_STRING("Status", struct bus, status, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         BUS_PROPERTY_STRING("Database", struct bus, database, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         BUS_PROPERTY_U64("StartedAt", struct bus, started_at, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -937,13 +939,14 @@ int bus_new(struct loop *loop, enum bus_kind kind, const char *version,
                 .connect_backoff_usec = BUS_RETRY_MIN_USEC,
                 .name_backoff_usec = BUS_RETRY_MIN_USEC,
                 .version = strdup(version ?: ""),
+                .venue = strdup("main"),
                 .status = strdup("starting"),
                 .database = strdup("unknown"),
                 .started_at = (uint64_t) realtime_usec(),
         };
         b->detail = strdup(kind == BUS_KIND_NONE ? "D-Bus is disabled (bus = none)"
                                                  : "not connected yet");
-        if (!b->version || !b->status || !b->database || !b->detail) {
+        if (!b->version || !b->venue || !b->status || !b->database || !b->detail) {
                 r = -ENOMEM;
                 goto fail;
         }
@@ -999,6 +1002,7 @@ void bus_free(struct bus *b) {
         free(b->index);
         free(b->detail);
         free(b->version);
+        free(b->venue);
         free(b->status);
         free(b->database);
         free(b);
@@ -1029,6 +1033,16 @@ static bool bus_update_string(char **field, const char *value) {
         free(*field);
         *field = copy;
         return true;
+}
+
+int bus_set_venue(struct bus *b, const char *venue) {
+        char *copy = strdup(venue ? venue : "");
+
+        if (!copy)
+                return -ENOMEM;
+        free(b->venue);
+        b->venue = copy;
+        return 0;
 }
 
 void bus_set_status(struct bus *b, const char *status) {

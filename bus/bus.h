@@ -84,6 +84,10 @@ const char *bus_state_to_string(enum bus_state s);
 /* The last detail line (for /v1/health and STATUS=); never NULL. */
 const char *bus_get_detail(const struct bus *b);
 
+/* The Venue property ("main" until set): const, so set it right after
+ * bus_new(), before the loop first runs.  0, or -ENOMEM. */
+int bus_set_venue(struct bus *b, const char *venue);
+
 /* Property setters; copy the string, announce on change. */
 void bus_set_status(struct bus *b, const char *status);
 void bus_set_database(struct bus *b, const char *database_state);

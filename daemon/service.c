@@ -696,6 +696,8 @@ static int start(struct service *s) {
                 return log_error_errno(r, "cannot watch recorded results: %s", strerror(-r));
 
         r = bus_new(s->loop, bus_kind_of(s->cfg.bus), ARBITER_VERSION, on_bus_state, s, &s->bus);
+        if (r >= 0)
+                r = bus_set_venue(s->bus, s->cfg.venue_id);
         if (r < 0)
                 return log_error_errno(r, "cannot set up D-Bus: %s", strerror(-r));
         if (s->cfg.bus == CONFIG_BUS_NONE)

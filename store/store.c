@@ -60,11 +60,11 @@
 #define STORE_MIGRATION_LOCK_KEY INT64_C(0x6172626974657231)
 
 /* Class key of the session advisory lock a store with hold_lock keeps for
- * as long as its connection lives, pg_try_advisory_lock(class, venue
- * number): "arbd" as a big-endian int32 (positive, as int4 needs).  One
- * daemon per venue (store.h, "The daemon's lock"); pg_locks lists it as
- * classid = class, objid = number, objsubid = 2. */
-#define STORE_DAEMON_LOCK_CLASS INT32_C(0x61726264)
+ * as long as its connection lives (STORE_VENUE_LOCK_CLASS in store.h: "arbd"
+ * as a big-endian int32).  One daemon per venue (store.h, "The daemon's
+ * lock"). */
+#define STORE_DAEMON_LOCK_CLASS STORE_VENUE_LOCK_CLASS
+_Static_assert(STORE_VENUE_LOCK_CLASS == 0x61726264, "the class key is \"arbd\"");
 /* At start, the daemon's lock refused for this long is FAILED: a daemon
  * that has just stopped (a restart) leaves its session a few moments to
  * end on the server. */

@@ -137,6 +137,11 @@ const char *store_get_venue(const struct store *s);
 /* The venue of a database that has never been told of venues: every row
  * made before migrations/0010_venues.sql is at it. */
 #define STORE_VENUE_DEFAULT "main"
+/* The daemon's lock is pg_try_advisory_lock(STORE_VENUE_LOCK_CLASS, the
+ * venue's number): "arbd" as a big-endian int32 (positive, as int4 needs).
+ * pg_locks lists it as classid = class, objid = number, objsubid = 2
+ * (store/venues.h reads it there). */
+#define STORE_VENUE_LOCK_CLASS 1634886244
 
 /* Changes the statement timeout for new sessions and the current one. */
 void store_set_statement_timeout(struct store *s, unsigned ms);
