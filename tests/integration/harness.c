@@ -436,6 +436,8 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
         line[strcspn(line, "\r\n")] = '\0';
         if (strncasecmp(line, "Allow:", 6) == 0)
                 snprintf(r->allow, sizeof r->allow, "%s", line + 6 + strspn(line + 6, " "));
+        if (strncasecmp(line, "Arbiter-Read-From:", 18) == 0)
+                snprintf(r->read_from, sizeof r->read_from, "%s", line + 18 + strspn(line + 18, " "));
         return n;
 }
 

@@ -69,6 +69,7 @@ struct http_reply {
         json_t *json;                   /* parsed body, NULL if not JSON */
         char content_type[128];
         char allow[128];
+        char read_from[128];            /* Arbiter-Read-From (api/read_store.c), or "" */
 };
 
 /* One HTTP request with libcurl.  token and content_type may be NULL.
