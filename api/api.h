@@ -83,6 +83,9 @@ struct api_deps {
         struct auth *auth;
         struct padbus *pads;
         struct sse_hub *events;         /* live events (api/sse.h); outlives the server */
+        /* The league's events (api/league.h): what this daemon publishes
+         * first-hand for the other venues' daemons, and theirs; NULL: none. */
+        struct api_league *league;
         /* Fills the daemon-wide members of GET /v1/health or GET /v1/status,
          * as much as view allows (enum api_health_view). */
         void (*health)(void *userdata, json_t *health, enum api_health_view view);
@@ -106,6 +109,7 @@ struct api_deps {
 struct tour_os_params;
 struct tour_glicko2_params;
 struct org_ratings;
+struct api_league;
 
 struct api_request {
         struct api_server *server;
@@ -194,13 +198,16 @@ void api_events_stream(struct api_request *req, const char *topic, const char *s
 void api_events_pad(struct sse_hub *hub, const char *event, const struct pad *pad);
 void api_events_press(struct sse_hub *hub, const struct pad_press *press);
 
-/* Publishes the live matches' events on the hub (api/match_events.c):
- * topic "match/<id>".  0, or -ENOSPC. */
-int api_match_events_observe(struct matches *reg, struct sse_hub *hub);
+/* Publishes the live matches' events on deps->events (api/match_events.c):
+ * topic "match/<id>"; a table's ("table/<id>") go to deps->league's events
+ * too (NULL: none).  deps (read at each event) must outlive reg.  0, or
+ * -ENOSPC. */
+int api_match_events_observe(struct matches *reg, const struct api_deps *deps);
 
 /* Publishes "ratings_changed" {game} on topic "ratings/<game>" (the rating
- * worker wrote the game's tables: organiser/ratings.h).  hub may be NULL. */
-void api_ratings_changed(struct sse_hub *hub, const char *game);
+ * worker wrote the game's tables: organiser/ratings.h), and to the
+ * league's events (league may be NULL).  hub may be NULL. */
+void api_ratings_changed(struct sse_hub *hub, struct api_league *league, const char *game);
 
 /* LISTENs for results the database records by itself (a runtime match
  * that finished, migrations/0004_tournaments.sql) and refreshes and

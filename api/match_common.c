@@ -3,7 +3,9 @@
  * failed database write is answered.
  *
  * Reads of a match come from the database row, with the live engine's view
- * and provisional result added while the match is live.
+ * and provisional result added while the match is live here; a match
+ * another venue's daemon runs gets the newest view that daemon sent as a
+ * league event (api/league.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +15,7 @@
 #include <microhttpd.h>
 
 #include "api/handlers.h"
+#include "api/league.h"
 #include "api/problem.h"
 #include "match/json.h"
 #include "match/match.h"
@@ -111,10 +114,19 @@ struct get_ctx {
 
 static json_t *live_resource(struct matches *reg, const struct match *m);
 
+/* A remote match's newest view, read from the league's events. */
+static void on_remote_view(void *userdata, json_t *resource) {
+        struct get_ctx *c = userdata;
+
+        api_reply_json(c->req, c->status, resource);
+        free(c);
+}
+
 static void on_row(void *userdata, const PGresult *res, const char *error) {
         struct get_ctx *c = userdata;
         const struct match *m = c->reg ? matches_find(c->reg, c->id) : NULL;
-        json_t *row;
+        struct api_league *league = c->req->deps->league;
+        json_t *row, *j;
 
         if (!res && m && !m->stale)
                 api_reply_json(c->req, c->status, live_resource(c->reg, m));
@@ -125,8 +137,14 @@ static void on_row(void *userdata, const PGresult *res, const char *error) {
         else if (!(row = json_loads(PQgetvalue(res, 0, 0), 0, NULL)))
                 api_reply_problem(c->req, MHD_HTTP_INTERNAL_SERVER_ERROR, "the database returned a match that is not JSON");
         else {
-                api_reply_json(c->req, c->status, api_match_resource(c->reg, row));
+                j = api_match_resource(c->reg, row);
                 json_decref(row);
+                /* a match of another venue: its view is the newest its
+                 * daemon sent (api/league.h), from memory or the database */
+                if (j && league && !api_league_view(league, j) &&
+                    api_league_view_read(league, j, on_remote_view, c) == 0)
+                        return;
+                api_reply_json(c->req, c->status, j);
         }
         free(c);
 }

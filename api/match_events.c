@@ -4,7 +4,9 @@
  * runtime (windows, pad feedback) are not published.  An abort is
  * "match_aborted".  A match played at a table is also announced on topic
  * "table/<id>": "match_created" when it is made, "match_ended" (with its
- * state, finished or aborted) when it is over.
+ * state, finished or aborted) when it is over; those go to the league's
+ * events too (api/league.h), so that every venue's scoreboard follows
+ * every venue's tables.
  *
  * Audiences (engine/engine.h).  An event every field of which is public is
  * published once, for everyone.  Any other goes out in renderings: the
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "api/handlers.h"
+#include "api/league.h"
 #include "api/sse.h"
 #include "common/log.h"
 #include "match/json.h"
@@ -37,10 +40,9 @@ void api_match_scope(int64_t id, int seat, char scope[static MATCH_TOPIC_MAX]) {
 
 /* ---- the table's topic: matches that come and go at it -------------------- */
 
-static void publish_table(struct sse_hub *hub, const struct match *m, const char *name, const char *state) {
+static void publish_table(const struct api_deps *p, const struct match *m, const char *name, const char *state) {
         char topic[MATCH_TOPIC_MAX];
         json_t *data;
-        int r;
 
         if (!m->table_id)
                 return;
@@ -49,9 +51,7 @@ static void publish_table(struct sse_hub *hub, const struct match *m, const char
                          (json_int_t) m->table_id, "game", m->game->name);
         if (data && state)
                 json_object_set_new(data, "state", json_string(state));
-        r = sse_publish(hub, topic, name, data);
-        if (r < 0)
-                log_warning("table %" PRId64 ": cannot publish %s: %s", m->table_id, name, strerror(-r));
+        api_publish_shared(p->events, p->league, topic, name, data);
 }
 
 static void on_added(void *userdata, struct match *m, bool created) {
@@ -88,7 +88,8 @@ static json_t *event_for(const struct match *m, const struct eng_input *in, cons
 }
 
 static void on_published(void *userdata, struct match *m, const struct eng_input *in, const struct eng_out *out) {
-        struct sse_hub *hub = userdata;
+        const struct api_deps *p = userdata;
+        struct sse_hub *hub = p->events;
         char topic[MATCH_TOPIC_MAX], seat_scope[MATCH_TOPIC_MAX], referee_scope[MATCH_TOPIC_MAX];
 
         api_match_topic(m->id, topic);
@@ -122,25 +123,26 @@ static void on_published(void *userdata, struct match *m, const struct eng_input
                         log_warning("match %" PRId64 ": cannot publish %s: %s", m->id, o->def->name, strerror(-r));
         }
         if (made_final(m, out))
-                publish_table(hub, m, "match_ended", "finished");
+                publish_table(p, m, "match_ended", "finished");
 }
 
 
 static void on_aborted(void *userdata, struct match *m) {
+        const struct api_deps *p = userdata;
         char topic[MATCH_TOPIC_MAX];
 
         api_match_topic(m->id, topic);
-        sse_publish(userdata, topic, "match_aborted",
+        sse_publish(p->events, topic, "match_aborted",
                     json_pack("{s:s, s:I}", "kind", "match_aborted", "match", (json_int_t) m->id));
-        publish_table(userdata, m, "match_ended", "aborted");
+        publish_table(p, m, "match_ended", "aborted");
 }
 
-int api_match_events_observe(struct matches *reg, struct sse_hub *hub) {
+int api_match_events_observe(struct matches *reg, const struct api_deps *deps) {
         const struct match_observer obs = {
                 .added = on_added,
                 .published = on_published,
                 .aborted = on_aborted,
-                .userdata = hub,
+                .userdata = (void *) deps,
         };
 
         return matches_observe(reg, &obs);

@@ -19,6 +19,7 @@
 #include <microhttpd.h>
 
 #include "api/handlers.h"
+#include "api/league.h"
 #include "api/sse.h"
 #include "api/tournaments.h"
 #include "common/log.h"
@@ -55,15 +56,12 @@ static void params_of(const struct api_deps *deps, struct tour_os_params *os, st
                 tour_glicko2_params_default(g2);
 }
 
-void api_ratings_changed(struct sse_hub *hub, const char *game) {
+void api_ratings_changed(struct sse_hub *hub, struct api_league *league, const char *game) {
         char topic[80];
 
-        if (!hub)
-                return;
         snprintf(topic, sizeof topic, "ratings/%s", game);
-        if (sse_publish(hub, topic, "ratings_changed", json_pack("{s:s, s:s}", "kind", "ratings_changed", "game",
-                                                                 game)) < 0)
-                log_warning("the ratings of %s: cannot publish ratings_changed", game);
+        api_publish_shared(hub, league, topic, "ratings_changed",
+                           json_pack("{s:s, s:s}", "kind", "ratings_changed", "game", game));
 }
 
 /* ---- GET /v1/players/{id}/ratings ------------------------------------------------ */

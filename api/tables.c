@@ -14,6 +14,7 @@
 #include "api/bodies.h"
 #include "api/failures.h"
 #include "api/handlers.h"
+#include "api/league.h"
 #include "api/sse.h"
 #include "common/log.h"
 #include "match/match.h"
@@ -68,17 +69,15 @@ static json_t *table_json(struct api_request *req, const struct store_table_row 
                          "pads", pads_json(t->pads, t->n_pads));
 }
 
-/* "table_created" on the new table's topic, "table/<id>". */
+/* "table_created" on the new table's topic, "table/<id>", here and at
+ * every venue (api/league.h). */
 static void announce_table(struct api_request *req, const struct store_table_row *t) {
         char topic[TABLE_TOPIC_MAX];
 
-        if (!req->deps->events)
-                return;
         snprintf(topic, sizeof topic, "table/%lld", (long long) t->id);
-        if (sse_publish(req->deps->events, topic, "table_created",
-                        json_pack("{s:s, s:I, s:s}", "kind", "table_created", "table", (json_int_t) t->id, "name",
-                                  t->name)) < 0)
-                log_warning("table %lld: cannot publish table_created", (long long) t->id);
+        api_publish_shared(req->deps->events, req->deps->league, topic, "table_created",
+                           json_pack("{s:s, s:I, s:s}", "kind", "table_created", "table", (json_int_t) t->id, "name",
+                                     t->name));
 }
 
 /* The stored table, or a problem naming what the database refused. */

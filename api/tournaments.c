@@ -17,6 +17,7 @@
 #include "api/bodies.h"
 #include "api/failures.h"
 #include "api/handlers.h"
+#include "api/league.h"
 #include "api/sse.h"
 #include "api/tournaments.h"
 #include "common/log.h"
@@ -29,7 +30,6 @@
 
 void tour_event(const struct api_deps *deps, int64_t id, const char *event, json_t *data) {
         char topic[40];
-        int r;
 
         if (!data)
                 return;
@@ -37,13 +37,7 @@ void tour_event(const struct api_deps *deps, int64_t id, const char *event, json
         if (deps->tournament_event)
                 deps->tournament_event(deps->userdata, id, event, data);
         snprintf(topic, sizeof topic, "tournament/%" PRId64, id);
-        if (deps->events) {
-                r = sse_publish(deps->events, topic, event, data);
-                if (r < 0 && r != -ESHUTDOWN)
-                        log_warning("cannot publish %s of tournament %" PRId64 ": %s", event, id, strerror(-r));
-        } else {
-                json_decref(data);
-        }
+        api_publish_shared(deps->events, deps->league, topic, event, data);
 }
 
 /* ---- JSON ------------------------------------------------------------------- */

@@ -30,6 +30,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "api/api.h"
+#include "api/league.h"
 #include "api/sse.h"
 #include "bus/bus.h"
 #include "bus/pads.h"
@@ -68,6 +69,7 @@ struct service {
         struct tour_bus *tour_bus;
         struct padbus *pads;
         struct sse_hub *events;
+        struct api_league *league;      /* the league's events (api/league.h) */
         struct matches *matches;
         struct spool *spool;
         struct spool_writer *spool_writer;
@@ -193,6 +195,8 @@ static void on_store_state(void *userdata, enum store_state state, const char *d
                 s->store_settled = true;
                 if (api_tokens_reload(s->store, s->auth) < 0)
                         log_warning("could not queue the API token load; writes will be refused until the next reconnect");
+                /* every READY: what the other venues said while we were away */
+                api_league_store_ready(s->league);
                 if (changed) {
                         tour_bus_load(s->tour_bus);
                         /* what came while nobody listened */
@@ -353,6 +357,7 @@ static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
                                                  "conflict_presses", (json_int_t) ps.conflict_presses,
                                                  "refused_frames", (json_int_t) ps.refused_frames,
                                                  "moves", (json_int_t) ps.moves));
+        json_object_set_new(h, "league", api_league_status(s->league));
         json_object_set_new(h, "tokens", json_pack("{s:b, s:I}", "loaded", auth_loaded(s->auth), "count",
                                                    (json_int_t) auth_count(s->auth)));
         struct loop_stats ls;
@@ -368,7 +373,8 @@ static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
                                                  "turns_over_ms", over));
         struct org_ratings_stats rs;
         org_ratings_stats(s->ratings, &rs);
-        json_object_set_new(h, "ratings", json_pack("{s:b, s:I, s:I, s:I, s:{s:I, s:f}}", "busy", rs.busy,
+        json_object_set_new(h, "ratings", json_pack("{s:b, s:b, s:I, s:I, s:I, s:{s:I, s:f}}", "active", rs.active,
+                                                    "busy", rs.busy,
                                                     "steps", (json_int_t) rs.steps,
                                                     "recomputes", (json_int_t) rs.recomputes,
                                                     "failures", (json_int_t) rs.failures,
@@ -379,7 +385,7 @@ static void fill_health(void *userdata, json_t *h, enum api_health_view view) {
 /* The rating worker wrote a game's tables. */
 static void on_ratings_changed(void *userdata, const char *game) {
         struct service *s = userdata;
-        api_ratings_changed(s->events, game);
+        api_ratings_changed(s->events, s->league, game);
 }
 
 /* api_deps.tournament_event: the event as a D-Bus signal. */
@@ -684,7 +690,13 @@ static int start(struct service *s) {
         if (r < 0)
                 return log_error_errno(r, "out of memory");
         matches_set_spool(s->matches, s->spool, s->spool_writer, on_spool_failed, s);
-        r = api_match_events_observe(s->matches, s->events);
+        r = api_league_new(s->loop, &s->deps, s->cfg.venue_id, &s->league);
+        if (r < 0)
+                return log_error_errno(r, "cannot set up the league's events: %s", strerror(-r));
+        s->deps.league = s->league;
+        r = api_match_events_observe(s->matches, &s->deps);
+        if (r >= 0)
+                r = api_league_observe(s->league, s->matches);
         if (r < 0)
                 return log_error_errno(r, "cannot publish match events: %s", strerror(-r));
         s->deps.matches = s->matches;
@@ -764,6 +776,8 @@ static void stop(struct service *s) {
         spool_writer_free(s->spool_writer);     /* after the store: its failed writes may spool */
         bus_matches_detach(s->bus_matches);     /* the matches' last changes, while they can be read */
         matches_free(s->matches);      /* after both: every write has had its callback */
+        s->deps.league = NULL;
+        api_league_free(s->league);     /* after the store (its callbacks) and the matches (their observer) */
         spool_close(s->spool);          /* after the matches and the writer */
         api_server_free(s->api);
         sse_hub_free(s->events);        /* after the server: its streams hold subscribers */

@@ -31,6 +31,10 @@ struct rw_job {
         size_t n_verify, cap_verify;
         bool want_season;               /* a season asked for */
         struct rw_season season;
+        /* asked at this daemon (a recompute, a season's reader), not heard
+         * from another's: what a standing-by worker passes on to the
+         * active one (organiser/ratings.h, "One active worker") */
+        bool here_full, here_season;
 };
 
 struct rw_outcome {

@@ -15,8 +15,12 @@
  *     wait for jobs ──take all──> connected? ──no──> connect ──fails──> put them back,
  *          ^                         │yes                                back off, wait
  *          │                         v
- *          └──── outcomes to the loop <── each job: rw_process()
- *                                             └─ connection lost: put it back, back off
+ *          │                    holds the lock? ──no──> take it ──another holds it──> standby:
+ *          │                         │yes                 │taken: every game checked  pass on what
+ *          │                         v                    v                           was asked here,
+ *          └──── outcomes to the loop <── each job: rw_process()                       drop the rest,
+ *                                             └─ connection lost: put it back,        try again after
+ *                                                back off (the lock went with it)      ORG_STANDBY_RETRY_MS
  */
 #include "organiser/ratings.h"
 
@@ -50,7 +54,9 @@ struct outcome {
         char game[STORE_RATING_GAME_MAX];
         bool season_asked;
         struct rw_season season;
-        enum { OUTCOME_DONE, OUTCOME_TROUBLE, OUTCOME_NOTE } kind;      /* a job's end, or a log line only */
+        /* a job's end; a log line only; a season passed on to the active
+         * worker (its readers are told to come back) */
+        enum { OUTCOME_DONE, OUTCOME_TROUBLE, OUTCOME_NOTE, OUTCOME_FORWARDED } kind;
         struct rw_outcome out;
 };
 
@@ -90,6 +96,7 @@ struct org_ratings {
         bool check_all;
         bool stop;
         bool running;
+        bool active;                    /* the worker holds the lock (the worker writes it) */
         struct store_ratings *conn;     /* the worker's connection, for a cancel */
         struct outcome *done, **done_tail;
 
@@ -158,6 +165,8 @@ static void job_merge(struct org_ratings *r, struct rw_job *src) {
         j->check |= src->check;
         j->verify_counts |= src->verify_counts;
         j->full |= src->full;
+        j->here_full |= src->here_full;
+        j->here_season |= src->here_season;
         for (size_t i = 0; i < src->n_verify; i++)
                 (void) job_verify(j, src->verify[i]);
         if (src->want_season && !j->want_season) {
@@ -227,10 +236,18 @@ static void set_conn(struct org_ratings *r, struct store_ratings *c) {
         r->ctx.conn = c;
 }
 
+static void set_active(struct org_ratings *r, bool active) {
+        pthread_mutex_lock(&r->lock);
+        r->active = active;
+        pthread_mutex_unlock(&r->lock);
+}
+
+/* The lock goes with the connection. */
 static void drop_conn(struct org_ratings *r) {
         struct store_ratings *c = r->ctx.conn;
 
         set_conn(r, NULL);
+        set_active(r, false);
         store_ratings_close(c);
 }
 
@@ -279,10 +296,73 @@ static int expand_all(struct org_ratings *r, struct rw_job **jobs, size_t *n, si
         return 0;
 }
 
+/* Standing by: what was asked at this daemon goes to the active worker
+ * through the database (store_ratings_ask); the rest is the active one's
+ * already, since it hears every result's NOTIFY itself.  A season passed
+ * on is reported, so that the loop lets its readers come back for it.
+ * -ENOTCONN when the connection failed. */
+static int pass_on(struct org_ratings *r, struct rw_job *jobs, size_t n) {
+        char payload[STORE_RATING_GAME_MAX + 40];
+        struct rw_outcome out;
+        int e = 0;
+
+        for (size_t i = 0; i < n && e != -ENOTCONN; i++) {
+                struct rw_job *j = &jobs[i];
+
+                if (j->here_full) {
+                        snprintf(payload, sizeof payload, "%s full", j->game);
+                        e = store_ratings_ask(r->ctx.conn, payload);
+                }
+                if (e != -ENOTCONN && j->want_season && j->here_season) {
+                        snprintf(payload, sizeof payload, "%s season %s %s", j->game, j->season.from[0] ?
+                                 j->season.from : "-", j->season.to[0] ? j->season.to : "-");
+                        e = store_ratings_ask(r->ctx.conn, payload);
+                        memset(&out, 0, sizeof out);
+                        report(r, j, &out, OUTCOME_FORWARDED);
+                }
+        }
+        for (size_t i = 0; i < n; i++)
+                job_free(&jobs[i]);
+        return e == -ENOTCONN ? e : 0;
+}
+
+/* Takes the worker's lock when it is free.  1 active, 0 standing by,
+ * -ENOTCONN. */
+static int take_lock(struct org_ratings *r, bool *standby_told) {
+        struct rw_outcome out = { 0 };
+        int e = store_ratings_try_lock(r->ctx.conn);
+
+        if (e < 0) {
+                snprintf(out.message, sizeof out.message, "the rating worker could not take its lock: %s",
+                         store_ratings_error(r->ctx.conn));
+                report(r, NULL, &out, OUTCOME_TROUBLE);
+                return -ENOTCONN;
+        }
+        if (e == 0) {
+                if (!*standby_told) {
+                        snprintf(out.message, sizeof out.message, "the rating worker stands by: another daemon's "
+                                 "worker rates this database's games (it takes over when that one stops)");
+                        report(r, NULL, &out, OUTCOME_NOTE);
+                        *standby_told = true;
+                }
+                return 0;
+        }
+        if (*standby_told) {
+                snprintf(out.message, sizeof out.message, "the rating worker takes over: it rates this "
+                         "database's games from now on");
+                report(r, NULL, &out, OUTCOME_NOTE);
+        }
+        *standby_told = false;
+        set_active(r, true);
+        return 1;
+}
+
 static void *worker(void *userdata) {
         struct org_ratings *r = userdata;
         unsigned backoff = ORG_BACKOFF_FIRST_MS;
         bool outage = false;            /* told the loop once; quiet until it ends */
+        bool standby = false;           /* another worker holds the lock: try again after a while */
+        bool standby_told = false;
 
         for (;;) {
                 struct rw_job *jobs;
@@ -290,8 +370,22 @@ static void *worker(void *userdata) {
                 bool check_all;
 
                 pthread_mutex_lock(&r->lock);
-                while (!r->stop && r->n_jobs == 0 && !r->check_all)
-                        pthread_cond_wait(&r->wake, &r->lock);
+                if (standby) {
+                        struct timespec until;
+                        clock_gettime(CLOCK_REALTIME, &until);
+                        until.tv_sec += ORG_STANDBY_RETRY_MS / 1000;
+                        until.tv_nsec += (long) (ORG_STANDBY_RETRY_MS % 1000) * 1000000L;
+                        if (until.tv_nsec >= 1000000000L) {
+                                until.tv_sec++;
+                                until.tv_nsec -= 1000000000L;
+                        }
+                        while (!r->stop && r->n_jobs == 0 && !r->check_all &&
+                               pthread_cond_timedwait(&r->wake, &r->lock, &until) == 0)
+                                ;
+                } else {
+                        while (!r->stop && r->n_jobs == 0 && !r->check_all)
+                                pthread_cond_wait(&r->wake, &r->lock);
+                }
                 if (r->stop) {
                         pthread_mutex_unlock(&r->lock);
                         break;
@@ -329,6 +423,33 @@ static void *worker(void *userdata) {
                                 report(r, NULL, &out, OUTCOME_NOTE);
                                 outage = false;
                         }
+                }
+                if (!r->active) {
+                        int e = take_lock(r, &standby_told);
+
+                        standby = e == 0;
+                        if (e == 0 && pass_on(r, jobs, n) == 0) {
+                                free(jobs);
+                                pthread_mutex_lock(&r->lock);
+                                r->running = false;
+                                pthread_mutex_unlock(&r->lock);
+                                continue;
+                        }
+                        if (e < 0 || standby) {         /* the connection failed */
+                                if (e < 0)
+                                        put_back(r, jobs, n, check_all);
+                                free(jobs);
+                                drop_conn(r);
+                                pthread_mutex_lock(&r->lock);
+                                r->running = false;
+                                pthread_mutex_unlock(&r->lock);
+                                if (!back_off(r, &backoff))
+                                        break;
+                                continue;
+                        }
+                        /* active now: whatever came while another worker
+                         * rated, or nobody did, is looked at */
+                        check_all = true;
                 }
                 if (check_all && expand_all(r, &jobs, &n, &cap) < 0) {
                         put_back(r, jobs, n, true);
@@ -434,6 +555,12 @@ static void handle(struct org_ratings *r, struct outcome *o) {
                 log_info("%s", out->detail);
         if (o->kind == OUTCOME_TROUBLE || out->failed)
                 r->stats.failures++;
+        if (o->kind == OUTCOME_FORWARDED) {
+                /* the active worker computes it: the readers waiting here
+                 * are answered BUSY by their timers and come back */
+                season_busy_end(r, o->game);
+                return;
+        }
         if (o->kind != OUTCOME_DONE)
                 return;
         r->stats.steps += out->steps;
@@ -475,9 +602,39 @@ static void on_done(evutil_socket_t fd, short what, void *userdata) {
         }
 }
 
+/* What a standing-by worker asks of the active one (pass_on): "<game>
+ * full", "<game> season <from> <to>" ("-" for an open end).  True when
+ * payload is one of those, merged into the jobs. */
+static bool on_asked(struct org_ratings *r, const char *payload) {
+        const char *season = strstr(payload, " season ");
+        size_t len = strlen(payload), n;
+        struct rw_job asked = { 0 };
+        char from[11] = "", to[11] = "";
+
+        if (len > strlen(" full") && strcmp(payload + len - strlen(" full"), " full") == 0) {
+                n = len - strlen(" full");
+                asked.full = true;
+        } else if (season && sscanf(season, " season %10s %10s", from, to) == 2) {
+                n = (size_t) (season - payload);
+                asked.want_season = true;
+                snprintf(asked.season.from, sizeof asked.season.from, "%s", strcmp(from, "-") ? from : "");
+                snprintf(asked.season.to, sizeof asked.season.to, "%s", strcmp(to, "-") ? to : "");
+        } else {
+                return false;
+        }
+        if (n == 0 || n >= sizeof asked.game)
+                return true;    /* no game of ours: nothing to do */
+        snprintf(asked.game, sizeof asked.game, "%.*s", (int) n, payload);
+        pthread_mutex_lock(&r->lock);
+        job_merge(r, &asked);
+        give(r);
+        pthread_mutex_unlock(&r->lock);
+        return true;
+}
+
 /* NOTIFY arbiter_ratings "<game> <stage match id>": a result of game was
  * recorded, changed or deleted.  An empty game (its tournament is gone)
- * asks for every game. */
+ * asks for every game.  Or what a standing-by worker asks (on_asked). */
 static void on_notify(void *userdata, const char *channel, const char *payload) {
         struct org_ratings *r = userdata;
         const char *space = strrchr(payload, ' ');
@@ -485,6 +642,8 @@ static void on_notify(void *userdata, const char *channel, const char *payload) 
         struct rw_job *j;
 
         (void) channel;
+        if (on_asked(r, payload))
+                return;
         if (!space || space == payload || (size_t) (space - payload) >= sizeof game) {
                 org_ratings_check_all(r);
                 return;
@@ -538,7 +697,7 @@ int org_ratings_new(struct loop *loop, struct store *store, const struct org_rat
                 e = -ENOMEM;
                 goto fail;
         }
-        e = store_listen(store, "arbiter_ratings", on_notify, r);
+        e = store_listen(store, STORE_RATINGS_CHANNEL, on_notify, r);
         if (e < 0)
                 goto fail;
         e = -pthread_create(&r->thread, NULL, worker, r);
@@ -602,7 +761,7 @@ void org_ratings_recompute(struct org_ratings *r, const char *game) {
         pthread_mutex_lock(&r->lock);
         j = job_of(r, game);
         if (j) {
-                j->full = true;
+                j->full = j->here_full = true;
                 give(r);
         }
         pthread_mutex_unlock(&r->lock);
@@ -662,7 +821,7 @@ int org_ratings_season(struct org_ratings *r, const char *game, const char *from
                 pthread_mutex_lock(&r->lock);
                 j = job_of(r, game);
                 if (j) {
-                        j->want_season = true;
+                        j->want_season = j->here_season = true;
                         j->season = w->season;
                         give(r);
                 }
@@ -685,5 +844,6 @@ void org_ratings_stats(struct org_ratings *r, struct org_ratings_stats *ret) {
         *ret = r->stats;
         pthread_mutex_lock(&r->lock);
         ret->busy = r->n_jobs > 0 || r->check_all || r->running;
+        ret->active = r->active;
         pthread_mutex_unlock(&r->lock);
 }

@@ -35,6 +35,21 @@
  * results up to that place is still the one the table read (a result that
  * came in behind it while nobody listened).
  *
+ * One active worker.  The daemons of several venues share one database
+ * (docs/architecture.md, "Several venues"), and exactly one worker among
+ * them rates: the one whose connection holds the worker's session
+ * advisory lock (store_ratings_try_lock).  The others stand by: they try
+ * the lock again every ORG_STANDBY_RETRY_MS and whenever work comes, and
+ * the first to find it free (the active daemon stopped, or its link went
+ * down and its session with it) takes over and looks at every game, as
+ * at a start.  A standing-by worker drops the results it hears of (the
+ * active one hears the same NOTIFYs) and passes on through the database
+ * what was asked at its own daemon: a recompute as NOTIFY arbiter_ratings
+ * "<game> full", a season as "<game> season <from> <to>" ("-": an open
+ * end); a season's readers here are answered BUSY, and find the table
+ * once the active worker has written it.  ratings_changed is the active
+ * daemon's to publish (and its league events carry it to the others).
+ *
  * Serialisation: one job at a time (one worker); what arrives meanwhile for
  * a game is merged into that game's next job (several new results are one
  * catch-up; several changes one recompute from the earliest).  A job the
@@ -68,6 +83,11 @@ struct org_ratings;
 /* Seasons kept per game: a club's seasons of a few years, and room for the
  * windows people try.  A reader asking for more drops the oldest. */
 #define ORG_RATINGS_SEASONS     32
+/* A standing-by worker tries the lock again this often ("One active
+ * worker"): the active daemon's session ends within moments of its stop
+ * or of a lost link (the server notices a closed socket at once), so the
+ * league's ratings go on a few seconds later. */
+#define ORG_STANDBY_RETRY_MS    2000u
 
 struct org_ratings_config {
         const char *dsn;                        /* the worker's own connection */
@@ -118,6 +138,7 @@ struct org_ratings_stats {
         uint64_t results_last;          /* results read by the last recompute ... */
         double seconds_last;            /* ... and how long it took, off the loop */
         bool busy;                      /* a job is running or waiting */
+        bool active;                    /* this daemon's worker rates ("One active worker") */
 };
 void org_ratings_stats(struct org_ratings *r, struct org_ratings_stats *ret);
 

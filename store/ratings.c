@@ -401,6 +401,33 @@ void store_ratings_cancel(struct store_ratings *c) {
                 (void) PQcancel(c->cancel, err, sizeof err);
 }
 
+/* Key of the worker's session advisory lock: the bytes "arbiterw" read as
+ * a big-endian int64, beside the migration lock's "arbiter1" (store.c). */
+#define STORE_RATINGS_LOCK_KEY INT64_C(0x6172626974657277)
+
+int store_ratings_try_lock(struct store_ratings *c) {
+        char key[24];
+        PGresult *res = NULL;
+        int r;
+
+        snprintf(key, sizeof key, "%" PRId64, STORE_RATINGS_LOCK_KEY);
+        const char *p[] = { key };
+        r = run(c, "taking the rating worker's lock", "SELECT pg_try_advisory_lock($1::bigint)", 1, p, false,
+                PGRES_TUPLES_OK, &res);
+        if (r < 0)
+                return r;
+        r = PQntuples(res) == 1 && PQgetvalue(res, 0, 0)[0] == 't';
+        PQclear(res);
+        return r;
+}
+
+int store_ratings_ask(struct store_ratings *c, const char *payload) {
+        const char *p[] = { payload };
+
+        return run(c, "asking the active rating worker", "SELECT pg_notify('" STORE_RATINGS_CHANNEL "', $1)", 1, p,
+                   false, PGRES_TUPLES_OK, NULL);
+}
+
 int store_ratings_begin(struct store_ratings *c) {
         return command(c, "BEGIN", "BEGIN", 0, NULL);
 }

@@ -119,6 +119,22 @@ int store_ratings_begin(struct store_ratings *c);
 int store_ratings_commit(struct store_ratings *c);
 void store_ratings_rollback(struct store_ratings *c);
 
+/* The channel of the results' trigger (migrations/0008), which the worker
+ * LISTENs on through the daemon's store: "<game> <stage match id>"; and of
+ * what a standing-by worker asks of the active one (organiser/ratings.h,
+ * "One active worker"): "<game> full", "<game> season <from> <to>". */
+#define STORE_RATINGS_CHANNEL "arbiter_ratings"
+
+/* The worker's lock: a session advisory lock, so that one worker at a time
+ * rates the database's games, whichever daemons share it (organiser/
+ * ratings.h, "One active worker").  1 when this connection holds it (taken
+ * now or before), 0 when another session does; the connection's end lets
+ * it go. */
+int store_ratings_try_lock(struct store_ratings *c);
+/* NOTIFY STORE_RATINGS_CHANNEL with payload (committed at once, outside
+ * any transaction): a request for the active worker. */
+int store_ratings_ask(struct store_ratings *c, const char *payload);
+
 /* The games that have a result or a table: *ret_games a malloc'd array of
  * malloc'd names (free both).  Returns the count. */
 int store_ratings_games(struct store_ratings *c, char ***ret_games);
