@@ -5,7 +5,14 @@
 #include <microhttpd.h>
 
 #include "api/problem.h"
+#include "api/router.h"
 #include "store/store.h"
+
+/* A tournament's routes: what needs the league's primary. */
+#define TOURNAMENT_ROUTES "/v1/tournaments"
+/* When to ask again while the primary is away: about when the store has
+ * tried to reconnect (its back-off tops out at 2 s by default). */
+#define PRIMARY_AWAY_RETRY_S 5
 
 /* The schema's constraints a request can run into, by name
  * (migrations/). */
@@ -59,6 +66,8 @@ void api_reply_store_failed(struct api_request *req, const struct store_error *f
 
         if (detail)
                 api_reply_problem(req, status, "%s", detail);
+        else if (status == MHD_HTTP_SERVICE_UNAVAILABLE && api_is_tournament_route(req))
+                api_reply_primary_away(req);
         else if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
                 api_reply_busy(req, "%s could not be completed now (%s); try again shortly", what,
                                error ? error : "the database is away");
@@ -70,4 +79,20 @@ void api_reply_query_failed(struct api_request *req, struct store *store, const 
         struct store_error e;
 
         api_reply_store_failed(req, store && store_error(store, &e) ? &e : NULL, what, error);
+}
+
+bool api_is_tournament_route(const struct api_request *req) {
+        const struct route *r = req->match.route;
+        size_t n = strlen(TOURNAMENT_ROUTES);
+
+        return r && strncmp(r->pattern, TOURNAMENT_ROUTES, n) == 0 && (r->pattern[n] == '\0' || r->pattern[n] == '/');
+}
+
+void api_reply_primary_away(struct api_request *req) {
+        const char *venue = req->deps->venue ? req->deps->venue : "this venue";
+
+        api_reply_unavailable(req, PRIMARY_AWAY_RETRY_S,
+                              "the league database (primary) cannot be reached from venue %s: tournament operations "
+                              "need it; this venue's matches go on, their inputs kept in the spool until the link "
+                              "returns", venue);
 }

@@ -15,9 +15,19 @@
  * the generic one for the class "internal".  A repository of store/
  * (store/tokens.h, ...) hands its caller the failure itself (struct
  * store_error): its callers use the variants that take it.
+ *
+ * A tournament's operations (its routes, under /v1/tournaments) need the
+ * league's primary: the players' registrations, the rounds and the results
+ * are shared by every venue.  While this daemon cannot reach it, they are
+ * refused with a 503 that says so, names this venue and says what goes on
+ * meanwhile (this venue's live matches, their inputs spooled): the
+ * organiser's words, not a generic "try again".  Any other route answers a
+ * database that is away as before.
  */
 #ifndef ARBITER_API_FAILURES_H
 #define ARBITER_API_FAILURES_H
+
+#include <stdbool.h>
 
 #include "api/api.h"
 
@@ -38,5 +48,11 @@ unsigned api_query_failure(struct store *store, const char **ret_detail);
 void api_reply_store_failed(struct api_request *req, const struct store_error *failure, const char *what,
                             const char *error);
 unsigned api_store_failure(const struct store_error *failure, const char **ret_detail);
+
+/* Whether req is a tournament's operation (see above). */
+bool api_is_tournament_route(const struct api_request *req);
+/* The 503 of a tournament's operation while the primary cannot be reached
+ * from this venue (with Retry-After). */
+void api_reply_primary_away(struct api_request *req);
 
 #endif

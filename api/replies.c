@@ -6,10 +6,13 @@
 #include <string.h>
 #include <microhttpd.h>
 
+#include "api/failures.h"
 #include "api/handlers.h"
 
 void reply_store_error(struct api_request *req, int r) {
-        if (r == -ENOTCONN)
+        if (r == -ENOTCONN && api_is_tournament_route(req))
+                api_reply_primary_away(req);
+        else if (r == -ENOTCONN)
                 api_reply_problem(req, MHD_HTTP_SERVICE_UNAVAILABLE,
                                   "the database is not reachable right now; arbiterd keeps retrying "
                                   "(see /v1/health) — try again shortly");

@@ -7,8 +7,10 @@
  *     hears that the server closed the connection), one idle (its backend
  *     on the server ends), and refuses new ones; restore relays them
  *     again;
- *   - a daemon whose DSN goes through it loses the database on a cut and
- *     is READY again after the restore.
+ *   - a daemon whose DSN goes through it loses the database on a cut (a
+ *     tournament's operation is refused meanwhile, saying that the league's
+ *     primary cannot be reached from its venue: api/failures.h) and is
+ *     READY again after the restore.
  * Every wait is for a line of the relay's or a state the server or the
  * daemon shows, never a time. */
 #define _GNU_SOURCE
@@ -178,28 +180,42 @@ static void cut_ends_sessions_and_refuses_until_restored(void **state) {
         free(out);
 }
 
+/* An admin token in the database at db_dsn (malloc'd). */
+static char *admin_token_in(const char *db_dsn) {
+        int st;
+        char *t = run_capture(&st, "ARBITER_DSN='%s' ARBITER_MIGRATIONS='%s/migrations' ARBITER_BUS=none "
+                                   "'%s' --create-token admin '%s' 2>/dev/null", db_dsn,
+                              harness_env("ARBITER_TEST_ROOT"), harness_env("ARBITER_TEST_DAEMON"),
+                              unique_name("admin"));
+        assert_int_equal(st, 0);
+        t[strcspn(t, "\n")] = '\0';
+        return t;
+}
+
 static void a_daemon_loses_the_database_on_a_cut_and_gets_it_back(void **state) {
-        char *env_dsn, *db_dsn;
+        char *env_dsn, *db_dsn, *admin;
         char dir[256], server[256];
+        struct http_reply r;
 
         (void) state;
         db_dsn = create_database(unique_name("relaydb"));
+        admin = admin_token_in(db_dsn);
         snprintf(dir, sizeof dir, "%s/%s", harness_env("ARBITER_TEST_TMP"), unique_name("relay"));
         snprintf(server, sizeof server, "%s/run", harness_env("ARBITER_TEST_PGDIR"));
         pgrelay_start(&relay, dir, server);
         dsn = pgrelay_dsn(&relay, db_dsn);
         free(db_dsn);
         assert_true(asprintf(&env_dsn, "ARBITER_DSN=%s", dsn) > 0);
-        const char *env[] = { env_dsn, "ARBITER_BUS=none", NULL };
+        const char *env[] = { env_dsn, "ARBITER_BUS=none", "ARBITER_VENUE=north", NULL };
         daemon_start(&daemon_, env, NULL, true);
         assert_true(wait_database_state(&daemon_, "ready", HARNESS_WAIT_MS));
+        assert_true(wait_tokens_loaded(&daemon_, HARNESS_WAIT_MS));
         /* the daemon's connections (REST, the input lane, the rating
          * worker's) all go through the relay */
         assert_true(pgrelay_count(&relay).connections >= 2);
 
         assert_true(pgrelay_cut(&relay) >= 2);
         for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS;;) {
-                struct http_reply r;
                 http_get(&daemon_, "/v1/health", NULL, &r);
                 const char *s = json_string_value(json_object_get(json_object_get(r.json, "database"), "state"));
                 bool down = s && strcmp(s, "ready") != 0;
@@ -210,10 +226,31 @@ static void a_daemon_loses_the_database_on_a_cut_and_gets_it_back(void **state) 
                         fail_msg("the daemon still says its database is ready after the cut");
                 usleep(20000);
         }
+        /* a tournament's operation needs the league's primary: refused,
+         * saying so (api/failures.h); another route says the database is
+         * away, as it always has */
+        http_post_json(&daemon_, "/v1/tournaments", admin, "{\"name\": \"Cup\", \"game\": \"crash-pilot\"}", &r);
+        assert_int_equal(r.status, 503);
+        const char *detail = json_string_value(json_object_get(r.json, "detail"));
+        if (!detail || !strstr(detail, "the league database (primary) cannot be reached from venue north: "
+                                       "tournament operations need it; this venue's matches go on"))
+                fail_msg("a tournament operation while the primary is away: %s", r.body);
+        http_reply_done(&r);
+        http_post_json(&daemon_, "/v1/players", admin, "{\"name\": \"Ada\"}", &r);
+        assert_int_equal(r.status, 503);
+        detail = json_string_value(json_object_get(r.json, "detail"));
+        if (!detail || strstr(detail, "tournament operations"))
+                fail_msg("another route while the primary is away: %s", r.body);
+        http_reply_done(&r);
+
         pgrelay_restore(&relay);
         assert_true(wait_database_state(&daemon_, "ready", HARNESS_WAIT_MS));
+        http_post_json(&daemon_, "/v1/tournaments", admin, "{\"name\": \"Cup\", \"game\": \"crash-pilot\"}", &r);
+        assert_int_equal(r.status, 201);
+        http_reply_done(&r);
         assert_int_equal(daemon_stop(&daemon_, SIGTERM, NULL), 0);
         free(env_dsn);
+        free(admin);
 }
 
 int main(void) {
