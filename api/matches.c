@@ -16,6 +16,7 @@
 #include "api/bodies.h"
 #include "api/failures.h"
 #include "api/handlers.h"
+#include "api/league.h"
 #include "api/problem.h"
 #include "match/json.h"
 #include "match/match.h"
@@ -47,7 +48,11 @@ static void on_created(void *userdata, struct match *m, json_t *stored, const ch
         struct create_ctx *c = userdata;
         struct api_request *req = c->req;
 
-        (void) m;       /* the resource says whether it runs here (api_match_resource) */
+        /* m NULL with a row: stored at another venue's table, whose daemon
+         * adopts and runs it when it hears of it (api/league.h) */
+        if (!m && stored)
+                api_league_match_assigned(req->deps->league, json_integer_value(json_object_get(stored, "id")),
+                                          json_string_value(json_object_get(stored, "venue")));
         if (!stored) {
                 /* called from the runtime's store callback: its error is there */
                 api_reply_query_failed(req, matches_store(req->deps->matches), "storing the match", error);
