@@ -1129,7 +1129,8 @@ static char *hold_sql(struct store *s) {
                                 "   '; ') "
                                 " FROM pg_locks k LEFT JOIN pg_stat_activity a ON a.pid = k.pid "
                                 " WHERE k.locktype = 'advisory' AND k.granted AND k.classid = %ld AND k.objid = l.number "
-                                "   AND k.objsubid = 2 AND k.pid <> pg_backend_pid()) "
+                                "   AND k.objsubid = 2 AND k.pid <> pg_backend_pid() "
+                                "   AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())) "
                                 "FROM l",
                                 id, nm, s->backend_pid, (long) STORE_DAEMON_LOCK_CLASS, id, id,
                                 (long) STORE_DAEMON_LOCK_CLASS, nm, id, nm, (long) STORE_DAEMON_LOCK_CLASS);

@@ -9,14 +9,16 @@
 #include "store/rows.h"
 
 /* The venue in v, in struct store_venue_row's order: its tables counted,
- * and whether a session holds its daemon's lock (pg_locks lists a lock on
- * two int4 keys as classid, objid, objsubid 2). */
+ * and whether a session holds its daemon's lock on this database (pg_locks
+ * lists every database's locks; one on two int4 keys as classid, objid,
+ * objsubid 2). */
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define VENUE_COLUMNS \
         "v.id, v.name, v.number, " STORE_TIME("v.created_at") ", " \
         "(SELECT count(*) FROM tables t WHERE t.venue = v.id), " \
         "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted " \
+        "          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) " \
         "          AND l.classid = " STR(STORE_VENUE_LOCK_CLASS) " AND l.objid = v.number AND l.objsubid = 2)"
 
 struct call {
