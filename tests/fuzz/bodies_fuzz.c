@@ -78,6 +78,7 @@ enum decoder {
         D_CALL,
         D_RESULT,
         D_CORRECTION,
+        D_VENUE,
 };
 
 /* The routes whose handlers call a decoder of api/bodies.h. */
@@ -99,6 +100,7 @@ static const struct {
         { "POST",  "/v1/tournaments/{id}/matches/{match}/call", D_CALL },
         { "POST",  "/v1/tournaments/{id}/matches/{match}/result", D_RESULT },
         { "POST",  "/v1/tournaments/{id}/matches/{match}/corrections", D_CORRECTION },
+        { "POST",  "/v1/venues", D_VENUE },
 };
 #define BODIES_N_DECODERS (sizeof bodies_decoders / sizeof bodies_decoders[0])
 
@@ -277,12 +279,42 @@ static size_t bodies_count_pads(json_t *body) {
         return n;
 }
 
+/* A venue's id as migrations/0010_venues.sql's CHECK reads it:
+ * ^[a-z0-9][a-z0-9_-]{0,31}$, written out again. */
+static bool bodies_venue_id_ok(const char *s) {
+        size_t n = s ? strlen(s) : 0;
+
+        if (n < 1 || n > 32 || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789") < 1)
+                return false;
+        return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") == n;
+}
+
+static char *bodies_venue(json_t *body, const struct body_venue *v) {
+        json_t *name = json_object_get(body, "name");
+        size_t chars = 0;
+
+        FUZZ_ASSERT(bodies_venue_id_ok(v->id) && v->id == json_string_value(json_object_get(body, "id")));
+        if (json_is_string(name)) {
+                FUZZ_ASSERT(v->name == json_string_value(name));
+                for (const char *c = v->name; *c; c++)
+                        chars += ((unsigned char) *c & 0xc0) != 0x80;
+                FUZZ_ASSERT(chars >= 1 && chars <= 64);
+        } else {
+                FUZZ_ASSERT(!name || json_is_null(name));
+                FUZZ_ASSERT(v->name == v->id);
+        }
+        return bodies_dump(json_pack("{s:s, s:s}", "id", v->id, "name", v->name));
+}
+
 static char *bodies_table(json_t *body, const struct body_table *t) {
+        json_t *venue = json_object_get(body, "venue");
         uint32_t seats = 0;
         json_t *s, *p;
         size_t i, k;
 
         FUZZ_ASSERT(bodies_name_ok(t->name));
+        FUZZ_ASSERT(venue && !json_is_null(venue) ? t->venue == json_string_value(venue) && bodies_venue_id_ok(t->venue)
+                                                  : t->venue == NULL);
         FUZZ_ASSERT(t->seats == json_object_get(body, "seats"));
         FUZZ_ASSERT(json_array_size(t->seats) >= 1 && json_array_size(t->seats) <= BODY_TABLE_MAX_SEATS);
         json_array_foreach(t->seats, i, s) {
@@ -520,6 +552,12 @@ static void bodies_decode(enum decoder d, json_t *body, const struct bodies_para
                         summary = bodies_table(body, &t);
                         json_decref(t.pads);
                 }
+                break;
+        }
+        case D_VENUE: {
+                struct body_venue v;
+                if ((r = body_venue(body, &v, &problem)) == 0)
+                        summary = bodies_venue(body, &v);
                 break;
         }
         case D_MATCH: {

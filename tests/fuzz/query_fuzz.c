@@ -16,7 +16,8 @@
  *   - what it accepts is exactly what an independent reading of its rule
  *     accepts: ?limit= 1..1000, ?after= 0..2^63-1; ?state=, ?order=,
  *     ?system=, ?format=, ?recompute= one of their words; ?game= 1..64
- *     bytes; ?stage= and ?round= digits without a leading zero, at most
+ *     bytes; ?venue= a venue's id (1..32 of a-z, 0-9, '_', '-', not
+ *     starting with '_' or '-'); ?stage= and ?round= digits without a leading zero, at most
  *     10^6 (a tournament's matches) or 10^5 (standings); ?from= and ?to=
  *     four, two and two digits with dashes, a real date from 1970 on;
  *     ?topic= a topic filter (api/sse.h);
@@ -201,6 +202,25 @@ static void query_fuzz_matches(const struct api_query *q) {
         FUZZ_ASSERT(r < 0 || (m.state == state && m.order == order));
 }
 
+/* ?venue=: a venue's id, ^[a-z0-9][a-z0-9_-]{0,31}$ written out again. */
+static void query_fuzz_tables(const struct api_query *q) {
+        static const char *const keys[] = { "venue", NULL };
+        const char *venue = q->get(q->userdata, "venue");
+        struct query_tables t;
+        json_t *problem;
+        bool valid = true;
+        int r = query_tables(q, &t, &problem);
+
+        if (venue) {
+                size_t n = strlen(venue);
+                valid = n >= 1 && n <= 32 && strspn(venue, "abcdefghijklmnopqrstuvwxyz0123456789") >= 1 &&
+                        strspn(venue, "abcdefghijklmnopqrstuvwxyz0123456789_-") == n;
+        }
+        query_fuzz_outcome(r, problem, q, keys);
+        FUZZ_ASSERT((r == 0) == valid);
+        FUZZ_ASSERT(r < 0 || t.venue == venue);
+}
+
 static void query_fuzz_ratings(const struct api_query *q) {
         static const char *const keys[] = { "system", "game", NULL };
         static const char *const systems[] = { "openskill", "glicko2", NULL };
@@ -298,6 +318,7 @@ static void query_fuzz_check(const uint8_t *data, size_t size) {
         query_fuzz_split(data, size, &params);
         query_fuzz_page(&q);
         query_fuzz_matches(&q);
+        query_fuzz_tables(&q);
         query_fuzz_ratings(&q);
         query_fuzz_stage_matches(&q);
         query_fuzz_standings(&q);
