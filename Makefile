@@ -93,6 +93,9 @@ LOADGEN    := $(BUILD)/tests/load/loadgen
 # (tests/fault/pgrelay.c: a Unix-socket relay): the league tests' and
 # tests/bench/league.sh's.  libc only.
 PGRELAY    := $(BUILD)/tests/pgrelay
+# The league benchmark's driver (tests/bench/league_drive.c, run by
+# tests/bench/league.sh, not by itself): jansson and libpq, threads.
+LEAGUE_DRIVE := $(BUILD)/tests/bench/league_drive
 # The live fan-out benchmark's client (tests/bench/sse_fanout.c, run by
 # tests/bench/fanout.sh, not by itself): libc only.
 SSE_FANOUT := $(BUILD)/tests/bench/sse_fanout
@@ -128,7 +131,7 @@ screenshots: deps
 	$(Q)ARBITER_WEB_SCREENSHOTS=$(CURDIR)/docs/screenshots tests/run.sh $(BUILD) test_web_browser
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory build $(BENCH_BINS) $(LOADGEN) $(PGRELAY) $(SSE_FANOUT) $(FW_DIR)/pad.elf $(AVR_HARNESS)
+	$(Q)$(MAKE) --no-print-directory build $(BENCH_BINS) $(LOADGEN) $(PGRELAY) $(LEAGUE_DRIVE) $(TEST_DAEMON) $(SSE_FANOUT) $(FW_DIR)/pad.elf $(AVR_HARNESS)
 	$(Q)tests/bench/run.sh $(BUILD)
 
 # Long scenes, each a script tests/soak/*.sh bounded by SOAK_SECONDS; a new
@@ -257,6 +260,10 @@ $(LOADGEN): $(BUILD)/tests/load/loadgen.o
 $(PGRELAY): $(BUILD)/tests/fault/pgrelay.o
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^
+
+$(LEAGUE_DRIVE): $(BUILD)/tests/bench/league_drive.o
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
 $(SSE_FANOUT): $(BUILD)/tests/bench/sse_fanout.o
 	@echo "  LINK    $@"

@@ -45,6 +45,9 @@ echo
 echo "== the reference firmware on emulated pads next to arbiter-padsim (issue 16)"
 tests/bench/avr.sh "$build"
 echo
+echo "== a league: three venues on one primary and a streaming replica (issue 17)"
+tests/bench/league.sh "$build"
+echo
 echo "== live fan-out against nginx + nchan (issue 15)"
 tests/bench/fanout.sh "$build"
 echo
