@@ -209,10 +209,18 @@ int api_match_events_observe(struct matches *reg, const struct api_deps *deps);
  * league's events (league may be NULL).  hub may be NULL. */
 void api_ratings_changed(struct sse_hub *hub, struct api_league *league, const char *game);
 
-/* LISTENs for results the database records by itself (a runtime match
- * that finished, migrations/0004_tournaments.sql) and refreshes and
- * publishes them as result_recorded.  deps must outlive the store. */
-int api_tournaments_watch(const struct api_deps *deps);
+/* LISTENs for results the database records by itself (a runtime match of
+ * this venue that finished, migrations/0004_tournaments.sql and 0010) on
+ * the input lane (deps->matches' store), and refreshes and publishes them
+ * as result_recorded on the REST connection; one that finds it away waits
+ * for api_tournaments_store_ready() (api/match_results.c).  deps must
+ * outlive both stores; free the watch after them. */
+struct api_results;
+int api_tournaments_watch(const struct api_deps *deps, struct api_results **ret);
+/* The REST connection (deps->store) became READY: the hand-offs that
+ * waited for it go. */
+void api_tournaments_store_ready(struct api_results *w);
+void api_tournaments_unwatch(struct api_results *w);        /* accepts NULL */
 
 /* The token cache (api/tokens.c).  api_tokens_reload() loads the live
  * tokens into auth; call it whenever the store becomes ready.

@@ -37,7 +37,7 @@
 
 /* migrations/0010_venues.sql: a venue id is at most 32 bytes. */
 #define LEAGUE_VENUE_MAX        33
-/* "tournament/" and an int64_t. */
+/* "venue/" and a venue id, or "tournament/" and an int64_t. */
 #define LEAGUE_TOPIC_MAX        48
 
 struct queued {
@@ -385,6 +385,7 @@ static void enqueue(struct api_league *l, const char *topic, const char *event, 
         }
         if (l->n_queued == LEAGUE_QUEUE_MAX) {
                 pop(l);
+                /* said once an outage; the count when the database is back */
                 if (l->dropped++ == l->dropped_logged)
                         log_warning("the league's queue is full (%d events: the database has been away a "
                                     "while); the oldest are dropped, and counted in /v1/status "
@@ -465,6 +466,13 @@ static void on_appended(void *userdata, int64_t last_id, const struct store_erro
                 l->appended += n + l->n_views_sent;
                 l->n_views_sent = 0;
                 log_debug("league events: %zu appended, the newest %" PRId64, n, last_id);
+                if (l->dropped > l->dropped_logged) {
+                        log_warning("%" PRIu64 " league event%s dropped while the database was away: the other "
+                                    "venues' streams missed %s (the database's state has what they told)",
+                                    l->dropped - l->dropped_logged, l->dropped - l->dropped_logged == 1 ? " was"
+                                    : "s were", l->dropped - l->dropped_logged == 1 ? "it" : "them");
+                        l->dropped_logged = l->dropped;
+                }
                 return;
         }
         if (failure->failure == STORE_FAILURE_UNAVAILABLE) {

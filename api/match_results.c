@@ -25,6 +25,7 @@
 #include "api/stage_json.h"
 #include "api/tournaments.h"
 #include "common/log.h"
+#include "match/match.h"
 #include "organiser/results.h"
 #include "store/stage_matches.h"
 
@@ -327,9 +328,54 @@ void handle_tournament_corrections(struct api_request *req) {
 
 /* ---- results the database records itself --------------------------------------- */
 
-static void on_handed_over(void *userdata, const struct org_result *result, const struct store_stage_match_row *m) {
-        const struct api_deps *deps = userdata;
+/* The trigger's NOTIFY (STORE_RESULTS_CHANNEL, "<stage match id> <venue>")
+ * is heard on the input lane (the runtime's store): every input of this
+ * venue's matches commits there, straight or flushed from the spool, a
+ * session hears its own NOTIFYs, and the lane LISTENs again at every
+ * reconnect before its READY, so before the spool's flush — none of ours
+ * is missed.  (On the REST connection, one that came back after the lane
+ * would miss the result of a flushed match.)  The stage match is read and
+ * the standings refreshed on the REST connection: a hand-off that finds it
+ * away, or loses it, waits and goes at its next READY. */
+struct api_results {
+        const struct api_deps *deps;
+        char **pending;                 /* payloads waiting for the REST connection */
+        size_t n_pending;
+};
 
+/* Hand-offs kept while the REST connection is away: every table of a
+ * venue finishing a few matches in an outage, with room. */
+#define RESULTS_PENDING_MAX 1024
+
+struct handed {
+        struct api_results *w;
+        char *payload;
+};
+
+static void pend(struct api_results *w, char *payload) {
+        if (w->n_pending == RESULTS_PENDING_MAX) {
+                log_warning("the result of stage match %s is not published: %d others wait for the database "
+                            "already (its standings follow the next result)", payload, RESULTS_PENDING_MAX);
+                free(payload);
+                return;
+        }
+        w->pending[w->n_pending++] = payload;
+}
+
+static void hand_over(struct api_results *w, char *payload);
+
+static void on_handed_over(void *userdata, const struct org_result *result, const struct store_stage_match_row *m) {
+        struct handed *h = userdata;
+        const struct api_deps *deps = h->w->deps;
+
+        if (result->outcome == ORG_STORE_FAILED && result->failure &&
+            result->failure->failure == STORE_FAILURE_UNAVAILABLE) {
+                pend(h->w, h->payload);         /* read again at the next READY */
+                free(h);
+                return;
+        }
+        free(h->payload);
+        free(h);
         if (result->outcome != ORG_DONE) {
                 log_warning("a result recorded by a finished match could not be read: %s",
                             result->detail ? result->detail : result->error ? result->error : "failed");
@@ -343,14 +389,84 @@ static void on_handed_over(void *userdata, const struct org_result *result, cons
         tour_refresh(deps, m->tournament, false);
 }
 
-static void on_result_notify(void *userdata, const char *channel, const char *payload) {
-        (void) channel;
-        const struct api_deps *deps = userdata;
+/* Takes payload. */
+static void hand_over(struct api_results *w, char *payload) {
+        struct handed *h = calloc(1, sizeof *h);
+        int r;
 
-        if (org_result_handed_over(deps->store, payload, deps->venue, on_handed_over, userdata) < 0)
-                log_warning("the result of stage match %s could not be published", payload);
+        if (!h) {
+                log_warning("the result of stage match %s could not be published: out of memory", payload);
+                free(payload);
+                return;
+        }
+        *h = (struct handed) { .w = w, .payload = payload };
+        r = org_result_handed_over(w->deps->store, payload, w->deps->venue, on_handed_over, h);
+        if (r == 0)
+                return;
+        free(h);
+        if (r == -ENOTCONN) {
+                pend(w, payload);
+                return;
+        }
+        /* 1: another venue's daemon ran it and publishes it */
+        if (r < 0)
+                log_warning("the result of stage match %s could not be published: %s", payload, strerror(-r));
+        free(payload);
 }
 
-int api_tournaments_watch(const struct api_deps *deps) {
-        return store_listen(deps->store, STORE_RESULTS_CHANNEL, on_result_notify, (void *) deps);
+static void on_result_notify(void *userdata, const char *channel, const char *payload) {
+        struct api_results *w = userdata;
+        char *p = strdup(payload);
+
+        (void) channel;
+        if (!p)
+                log_warning("the result of stage match %s could not be published: out of memory", payload);
+        else
+                hand_over(w, p);
+}
+
+void api_tournaments_store_ready(struct api_results *w) {
+        size_t n;
+        char **pending;
+
+        if (!w || w->n_pending == 0)
+                return;
+        /* each goes once; one that fails again comes back to the list */
+        n = w->n_pending;
+        pending = malloc(n * sizeof *pending);
+        if (!pending)
+                return;         /* the next READY tries again */
+        memcpy(pending, w->pending, n * sizeof *pending);
+        w->n_pending = 0;
+        for (size_t i = 0; i < n; i++)
+                hand_over(w, pending[i]);
+        free(pending);
+}
+
+int api_tournaments_watch(const struct api_deps *deps, struct api_results **ret) {
+        struct api_results *w = calloc(1, sizeof *w);
+        int r;
+
+        if (!w || !(w->pending = calloc(RESULTS_PENDING_MAX, sizeof *w->pending))) {
+                free(w);
+                return -ENOMEM;
+        }
+        w->deps = deps;
+        r = store_listen(deps->matches ? matches_store(deps->matches) : deps->store, STORE_RESULTS_CHANNEL,
+                         on_result_notify, w);
+        if (r < 0) {
+                api_tournaments_unwatch(w);
+                return r;
+        }
+        *ret = w;
+        return 0;
+}
+
+void api_tournaments_unwatch(struct api_results *w) {
+        if (!w)
+                return;
+        for (size_t i = 0; i < w->n_pending; i++)
+                free(w->pending[i]);
+        free(w->pending);
+        free(w);
 }

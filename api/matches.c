@@ -49,10 +49,22 @@ static void on_created(void *userdata, struct match *m, json_t *stored, const ch
         struct api_request *req = c->req;
 
         /* m NULL with a row: stored at another venue's table, whose daemon
-         * adopts and runs it when it hears of it (api/league.h) */
-        if (!m && stored)
-                api_league_match_assigned(req->deps->league, json_integer_value(json_object_get(stored, "id")),
-                                          json_string_value(json_object_get(stored, "venue")));
+         * adopts and runs it when it hears of it (api/league.h); the
+         * table's followers hear of it from here, where it was made (the
+         * adopting daemon announces no match it did not make) */
+        if (!m && stored) {
+                json_int_t id = json_integer_value(json_object_get(stored, "id"));
+                json_t *table = json_object_get(stored, "table");
+                char topic[MATCH_TOPIC_MAX];
+
+                if (json_is_integer(table)) {
+                        snprintf(topic, sizeof topic, "table/%" JSON_INTEGER_FORMAT, json_integer_value(table));
+                        api_publish_shared(req->deps->events, req->deps->league, topic, "match_created",
+                                           json_pack("{s:s, s:I, s:O, s:O}", "kind", "match_created", "match", id,
+                                                     "table", table, "game", json_object_get(stored, "game")));
+                }
+                api_league_match_assigned(req->deps->league, id, json_string_value(json_object_get(stored, "venue")));
+        }
         if (!stored) {
                 /* called from the runtime's store callback: its error is there */
                 api_reply_query_failed(req, matches_store(req->deps->matches), "storing the match", error);

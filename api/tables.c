@@ -76,8 +76,8 @@ static void announce_table(struct api_request *req, const struct store_table_row
 
         snprintf(topic, sizeof topic, "table/%lld", (long long) t->id);
         api_publish_shared(req->deps->events, req->deps->league, topic, "table_created",
-                           json_pack("{s:s, s:I, s:s}", "kind", "table_created", "table", (json_int_t) t->id, "name",
-                                     t->name));
+                           json_pack("{s:s, s:I, s:s, s:s}", "kind", "table_created", "table", (json_int_t) t->id,
+                                     "name", t->name, "venue", t->venue));
 }
 
 /* The stored table, or a problem naming what the database refused. */

@@ -70,6 +70,7 @@ struct service {
         struct padbus *pads;
         struct sse_hub *events;
         struct api_league *league;      /* the league's events (api/league.h) */
+        struct api_results *results;    /* results the database records (api_tournaments_watch) */
         struct matches *matches;
         struct spool *spool;
         struct spool_writer *spool_writer;
@@ -195,8 +196,10 @@ static void on_store_state(void *userdata, enum store_state state, const char *d
                 s->store_settled = true;
                 if (api_tokens_reload(s->store, s->auth) < 0)
                         log_warning("could not queue the API token load; writes will be refused until the next reconnect");
-                /* every READY: what the other venues said while we were away */
+                /* every READY: what the other venues said while we were away,
+                 * and the results our matches made meanwhile */
                 api_league_store_ready(s->league);
+                api_tournaments_store_ready(s->results);
                 if (changed) {
                         tour_bus_load(s->tour_bus);
                         /* what came while nobody listened */
@@ -703,7 +706,7 @@ static int start(struct service *s) {
         r = api_tokens_watch(s->store, s->auth);
         if (r < 0)
                 return log_error_errno(r, "cannot watch API token changes: %s", strerror(-r));
-        r = api_tournaments_watch(&s->deps);
+        r = api_tournaments_watch(&s->deps, &s->results);
         if (r < 0)
                 return log_error_errno(r, "cannot watch recorded results: %s", strerror(-r));
 
@@ -778,6 +781,7 @@ static void stop(struct service *s) {
         matches_free(s->matches);      /* after both: every write has had its callback */
         s->deps.league = NULL;
         api_league_free(s->league);     /* after the store (its callbacks) and the matches (their observer) */
+        api_tournaments_unwatch(s->results);    /* after both stores (its hand-offs' callbacks) */
         spool_close(s->spool);          /* after the matches and the writer */
         api_server_free(s->api);
         sse_hub_free(s->events);        /* after the server: its streams hold subscribers */

@@ -326,11 +326,13 @@ static int pass_on(struct org_ratings *r, struct rw_job *jobs, size_t n) {
         return e == -ENOTCONN ? e : 0;
 }
 
-/* Takes the worker's lock when it is free.  1 active, 0 standing by,
+/* Takes the worker's lock when it is free (or held by *pid, the server pid
+ * of this worker's last active session, which a cut link left behind: that
+ * one is ended first).  1 active (*pid the new session's), 0 standing by,
  * -ENOTCONN. */
-static int take_lock(struct org_ratings *r, bool *standby_told) {
+static int take_lock(struct org_ratings *r, bool *standby_told, int *pid) {
         struct rw_outcome out = { 0 };
-        int e = store_ratings_try_lock(r->ctx.conn);
+        int now_pid = 0, e = store_ratings_try_lock(r->ctx.conn, *pid, &now_pid);
 
         if (e < 0) {
                 snprintf(out.message, sizeof out.message, "the rating worker could not take its lock: %s",
@@ -353,6 +355,7 @@ static int take_lock(struct org_ratings *r, bool *standby_told) {
                 report(r, NULL, &out, OUTCOME_NOTE);
         }
         *standby_told = false;
+        *pid = now_pid;
         set_active(r, true);
         return 1;
 }
@@ -363,6 +366,7 @@ static void *worker(void *userdata) {
         bool outage = false;            /* told the loop once; quiet until it ends */
         bool standby = false;           /* another worker holds the lock: try again after a while */
         bool standby_told = false;
+        int active_pid = 0;             /* the server pid of the last session that held the lock */
 
         for (;;) {
                 struct rw_job *jobs;
@@ -425,7 +429,7 @@ static void *worker(void *userdata) {
                         }
                 }
                 if (!r->active) {
-                        int e = take_lock(r, &standby_told);
+                        int e = take_lock(r, &standby_told, &active_pid);
 
                         standby = e == 0;
                         if (e == 0 && pass_on(r, jobs, n) == 0) {

@@ -405,20 +405,46 @@ void store_ratings_cancel(struct store_ratings *c) {
  * a big-endian int64, beside the migration lock's "arbiter1" (store.c). */
 #define STORE_RATINGS_LOCK_KEY INT64_C(0x6172626974657277)
 
-int store_ratings_try_lock(struct store_ratings *c) {
-        char key[24];
-        PGresult *res = NULL;
-        int r;
-
-        snprintf(key, sizeof key, "%" PRId64, STORE_RATINGS_LOCK_KEY);
+static int try_lock(struct store_ratings *c, const char *key, int *ret_pid) {
         const char *p[] = { key };
-        r = run(c, "taking the rating worker's lock", "SELECT pg_try_advisory_lock($1::bigint)", 1, p, false,
-                PGRES_TUPLES_OK, &res);
+        PGresult *res = NULL;
+        int r = run(c, "taking the rating worker's lock", "SELECT pg_try_advisory_lock($1::bigint), pg_backend_pid()",
+                    1, p, false, PGRES_TUPLES_OK, &res);
+
         if (r < 0)
                 return r;
         r = PQntuples(res) == 1 && PQgetvalue(res, 0, 0)[0] == 't';
+        *ret_pid = PQntuples(res) == 1 ? atoi(PQgetvalue(res, 0, 1)) : 0;
         PQclear(res);
         return r;
+}
+
+int store_ratings_try_lock(struct store_ratings *c, int previous_pid, int *ret_pid) {
+        char key[24], pid[16], wait_ms[16];
+        PGresult *res = NULL;
+        bool ended;
+        int r;
+
+        snprintf(key, sizeof key, "%" PRId64, STORE_RATINGS_LOCK_KEY);
+        r = try_lock(c, key, ret_pid);
+        if (r != 0 || previous_pid <= 0 || previous_pid == *ret_pid)
+                return r;
+        /* a one-bigint advisory key shows in pg_locks as classid (its high
+         * half), objid (its low half) and objsubid 1 (PostgreSQL's manual,
+         * "pg_locks") */
+        snprintf(pid, sizeof pid, "%d", previous_pid);
+        snprintf(wait_ms, sizeof wait_ms, "%d", STORE_RATINGS_TERMINATE_MS);
+        const char *p[] = { key, pid, wait_ms };
+        r = run(c, "ending this daemon's earlier session of the rating worker",
+                "SELECT pg_terminate_backend(pid, $3::bigint) FROM pg_locks "
+                " WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND pid = $2::int "
+                "   AND classid = ($1::bigint >> 32)::oid AND objid = ($1::bigint & 4294967295)::oid",
+                3, p, false, PGRES_TUPLES_OK, &res);
+        if (r < 0)
+                return r;
+        ended = PQntuples(res) == 1 && PQgetvalue(res, 0, 0)[0] == 't';
+        PQclear(res);
+        return ended ? try_lock(c, key, ret_pid) : 0;
 }
 
 int store_ratings_ask(struct store_ratings *c, const char *payload) {

@@ -127,10 +127,15 @@ void store_ratings_rollback(struct store_ratings *c);
 
 /* The worker's lock: a session advisory lock, so that one worker at a time
  * rates the database's games, whichever daemons share it (organiser/
- * ratings.h, "One active worker").  1 when this connection holds it (taken
- * now or before), 0 when another session does; the connection's end lets
- * it go. */
-int store_ratings_try_lock(struct store_ratings *c);
+ * ratings.h, "One active worker").  1 when this connection has taken it, 0
+ * when another session holds it; the connection's end lets it go.
+ * *ret_pid is this connection's server pid.  previous_pid (0: none) is the
+ * server pid of the caller's own earlier connection: should that session
+ * still hold the lock (a link cut that the server has not noticed yet), it
+ * is ended first (pg_terminate_backend, waiting up to
+ * STORE_RATINGS_TERMINATE_MS) and the lock tried again. */
+#define STORE_RATINGS_TERMINATE_MS 5000
+int store_ratings_try_lock(struct store_ratings *c, int previous_pid, int *ret_pid);
 /* NOTIFY STORE_RATINGS_CHANNEL with payload (committed at once, outside
  * any transaction): a request for the active worker. */
 int store_ratings_ask(struct store_ratings *c, const char *payload);
