@@ -15,8 +15,10 @@
 # TABLES_PER_VENUE tables at each venue and PLAYERS players over ROUNDS
 # rounds: each round paired at north, every table's matches called,
 # started and won at the table's own venue, as fast as the answers come;
-# it reads every venue's tournament stream meanwhile (league_drive.c says
-# what it measures and how).
+# it reads every venue's tournament stream meanwhile.  Then each table
+# plays a long match of its own, INPUTS_PER_TABLE referee inputs, for what
+# a venue costs per input while it plays (league_drive.c says what it
+# measures and how).
 #
 # Figures (report rows league.*):
 #   results/s         stage matches finished ÷ the play's time (pairings
@@ -31,13 +33,15 @@
 #                     sampled every 200 ms during play: p50, p99, max
 # and, printed for docs/scaling.md: statements per second the clients sent
 # (pg_stat_statements), writing transactions per second, WAL bytes, NOTIFYs
-# and statements per result, and sessions per daemon on the primary and on
+# and statements per result and per input, the CPU per result of the
+# daemons and of the primary, and sessions per daemon on the primary and on
 # the replica.  The load is the same at each venue (the same number of
 # tables, each match played at its own venue; north also pairs the rounds),
 # so a venue's share is a third.
 #
 # Environment (defaults in brackets):
-#   TABLES_PER_VENUE [4]  PLAYERS [96]  ROUNDS [10]  KEEP_LOGS [0]
+#   TABLES_PER_VENUE [4]  PLAYERS [96]  ROUNDS [10]  INPUTS_PER_TABLE [400]
+#   KEEP_LOGS [0]
 #   PGCLUSTER the cluster helper [tools/pgcluster]
 set -euo pipefail
 
@@ -45,6 +49,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TABLES_PER_VENUE=${TABLES_PER_VENUE:-4}
 PLAYERS=${PLAYERS:-96}
 ROUNDS=${ROUNDS:-10}
+INPUTS_PER_TABLE=${INPUTS_PER_TABLE:-400}
 PGCLUSTER=${PGCLUSTER:-$ROOT/tools/pgcluster}
 KEEP_LOGS=${KEEP_LOGS:-0}
 START_TIMEOUT_S=30
@@ -71,26 +76,6 @@ cleanup() {
 # Sessions of daemons (application names arbiterd…) on the server at DSN.
 sessions() {    # sessions DSN
         psql "$1" -X -qtA -c "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'arbiterd%'"
-}
-
-# CPU ticks (utime + stime) of PID.
-cpu_ticks() {   # cpu_ticks PID
-        awk '{ print $14 + $15 }' "/proc/$1/stat"
-}
-
-# CPU ticks of the cluster in DIR: its postmaster's own and its reaped
-# children's, and those of its children now (the daemons' sessions last the
-# whole run, so little is lost with a backend that ends in between).
-pg_ticks() {    # pg_ticks DIR
-        local pm
-        pm=$(head -n 1 "$1/data/postmaster.pid")
-        awk -v pm="$pm" '$1 == pm { t += $14 + $15 + $16 + $17 } $4 == pm { t += $14 + $15 } END { print t }' \
-                /proc/[0-9]*/stat 2>/dev/null
-}
-
-# Busy and total ticks of the machine (/proc/stat).
-machine_ticks() {
-        awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat
 }
 
 # Waits until the daemon on PORT says its database is ready and its tokens
@@ -168,28 +153,13 @@ main() {
             "at $TABLES_PER_VENUE tables a venue"
 
         out=$tmp/drive.out
-        local d0=0 d1=0 p0 p1 m0 m1 hz
-        hz=$(getconf CLK_TCK)
-        for i in "${daemon_pids[@]}"; do d0=$((d0 + $(cpu_ticks "$i"))); done
-        p0=$(pg_ticks "$tmp/pg")
-        m0=$(machine_ticks)
         "$drive" --ports "$(IFS=,; echo "${ports[*]}")" --admin "$admin" --referee "$referee" --dsn "$DSN" \
                 --tables-per-venue "$TABLES_PER_VENUE" --players "$PLAYERS" --rounds "$ROUNDS" \
+                --inputs-per-table "$INPUTS_PER_TABLE" \
+                --pids "$(IFS=,; echo "${daemon_pids[*]}"),$(head -n 1 "$tmp/pg/data/postmaster.pid")" \
                 --samples "$tmp/samples.txt" >"$out" 2>"$tmp/drive.log" ||
                 { cat "$tmp/drive.log" >&2; die "league_drive failed"; }
-        for i in "${daemon_pids[@]}"; do d1=$((d1 + $(cpu_ticks "$i"))); done
-        p1=$(pg_ticks "$tmp/pg")
-        m1=$(machine_ticks)
         val() { awk -v k="$1" '$1 == k { print $2 }' "$out"; }
-        # CPU ms per result: the three daemons together, the primary; the
-        # machine's busy share over the run (set-up included)
-        local cpu_daemons cpu_pg busy
-        cpu_daemons=$(awk -v a="$d0" -v b="$d1" -v hz="$hz" -v n="$(val results)" \
-                'BEGIN { printf "%.2f", (b - a) * 1000 / hz / n }')
-        cpu_pg=$(awk -v a="$p0" -v b="$p1" -v hz="$hz" -v n="$(val results)" \
-                'BEGIN { printf "%.2f", (b - a) * 1000 / hz / n }')
-        busy=$(awk -v a="$m0" -v b="$m1" 'BEGIN { split(a, x, " "); split(b, y, " ");
-                printf "%.0f", 100 * (y[1] - x[1]) / (y[2] - x[2]) }')
         local per_venue_stmt per_venue_xact
         per_venue_stmt=$(awk -v s="$(val statements_per_s)" 'BEGIN { printf "%.1f", s / 3 }')
         per_venue_xact=$(awk -v s="$(val write_xacts_per_s)" 'BEGIN { printf "%.1f", s / 3 }')
@@ -218,9 +188,23 @@ main() {
         printf '  %-62s %10s\n' "writing transactions per result" "$(val write_xacts_per_result)"
         printf '  %-62s %10s\n' "WAL bytes per result" "$(val wal_bytes_per_result)"
         printf '  %-62s %10s\n' "NOTIFYs delivered to a listener per result" "$(val notifies_per_result)"
-        printf '  %-62s %10s\n' "CPU ms per result, the three daemons together" "$cpu_daemons"
-        printf '  %-62s %10s\n' "CPU ms per result, the primary (its postmaster and sessions)" "$cpu_pg"
-        printf '  %-62s %9s%%\n' "the machine busy over the run (set-up and the driver included)" "$busy"
+        printf '  %-62s %10s\n' "CPU ms per result, the three daemons together" "$(val daemons_cpu_ms_per_result)"
+        printf '  %-62s %10s\n' "CPU ms per result, the primary (postmaster and sessions)" \
+                "$(val primary_cpu_ms_per_result)"
+        if [[ -n $(val inputs) ]]; then
+                echo "Long matches apart: $(val inputs) inputs stored in $(val input_seconds) s," \
+                     "$TABLES_PER_VENUE tables a venue, a referee's inputs as fast as the answers came:"
+                printf '  %-62s %10s\n' "inputs stored per second, three venues" "$(val inputs_per_s)"
+                printf '  %-62s %10s\n' "statements per input" "$(val input_statements_per_input)"
+                printf '  %-62s %10s\n' "writing transactions per input" "$(val input_write_xacts_per_input)"
+                printf '  %-62s %10s\n' "WAL bytes per input" "$(val input_wal_bytes_per_input)"
+                printf '  %-62s %10s\n' "NOTIFYs delivered to a listener per input" "$(val input_notifies_per_input)"
+                printf '  %-62s %10s\n' "CPU ms per input, the three daemons together" \
+                        "$(val input_daemons_cpu_ms_per_input)"
+                printf '  %-62s %10s\n' "CPU ms per input, the primary (postmaster and sessions)" \
+                        "$(val input_primary_cpu_ms_per_input)"
+        fi
+        echo "Sessions:"
         printf '  %-62s %10s\n' "sessions per daemon on the primary (${VENUES[*]})" "${conn_p[*]}"
         printf '  %-62s %10s\n' "sessions per daemon on the replica" "${conn_r[*]}"
         [[ $(val unseen) == 0 ]] || log "$(val unseen) results never reached a stream (see $tmp/drive.log)"

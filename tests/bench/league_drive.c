@@ -5,7 +5,8 @@
  *
  *   league_drive --ports NORTH,SOUTH,EAST --admin TOKEN --referee TOKEN
  *                --dsn PRIMARY_DSN [--tables-per-venue N] [--players N]
- *                [--rounds N] [--samples FILE]
+ *                [--rounds N] [--inputs-per-table N] [--pids N,S,E,POSTMASTER]
+ *                [--samples FILE]
  *
  * Set-up, at north: N tables at each venue (two seats, no pads), the
  * players, a tournament of Reflex (first to one point, judged, the go as
@@ -34,11 +35,24 @@
  *                 pg_stat_replication replay_lag, p50/p99/max;
  *   load          on the primary over the play: statements the clients sent
  *                 (pg_stat_statements' calls, top-level, when league.sh
- *                 loaded it; reset at the start), writing transactions
+ *                 loaded it; the bench's own left out), writing transactions
  *                 (transaction ids assigned: pg_current_snapshot's xmax),
  *                 WAL bytes (pg_current_wal_lsn), NOTIFYs delivered to one
  *                 listener of arbiter_league, arbiter_results and
- *                 arbiter_ratings.
+ *                 arbiter_ratings; with --pids (the daemons' and the
+ *                 primary's postmaster's), the CPU time of the daemons and
+ *                 of the primary (its postmaster, its reaped children and
+ *                 its children now: the daemons' sessions last the run).
+ *
+ * Then the inputs of long matches, apart: every table plays a match of its
+ * own (made and started at its venue, Reflex to 20, never reached) with
+ * --inputs-per-table referee awards, +1 and −1 in turn, as fast as the
+ * answers come; the same load counters over that phase, per stored input
+ * (match_inputs rows: the starts, awards and aborts), and inputs/s.  A
+ * real match is mostly inputs (a Crash Pilot match takes tens), each with
+ * its public view sent to the league (match_view): what a venue costs
+ * while it plays comes from these.
+ *
  * Output: one "key value" line per figure on stdout (league.sh reads them),
  * progress on stderr; with --samples, every latency sample as
  * "own|cross MS" lines.  Exit 0 when it ran, 1 when it could not.
@@ -59,6 +73,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,7 +97,8 @@ static const char *const venue_ids[VENUES] = { "north", "south", "east" };
 
 static int ports[VENUES];
 static const char *admin, *referee, *dsn, *samples_path;
-static int tables_per_venue = 4, n_players = 96, n_rounds = 4;
+static int tables_per_venue = 4, n_players = 96, n_rounds = 4, inputs_per_table = 100;
+static int daemon_pids[VENUES], postmaster_pid;
 
 static int64_t now_us(void) {
         struct timespec ts;
@@ -542,13 +558,14 @@ static void *sampler_main(void *arg) {
 }
 
 static unsigned long notifies;
+static volatile bool stop_listening;
 
 static void *listener_main(void *arg) {
         PGconn *pg = db_connect();
         (void) arg;
 
         PQclear(PQexec(pg, "LISTEN arbiter_league; LISTEN arbiter_results; LISTEN arbiter_ratings"));
-        while (!stop_sampling) {
+        while (!stop_listening) {
                 fd_set fds;
                 struct timeval tv = { .tv_sec = 0, .tv_usec = 100000 };
                 int sock = PQsocket(pg);
@@ -567,11 +584,159 @@ static void *listener_main(void *arg) {
         return NULL;
 }
 
+/* ---- the inputs of long matches --------------------------------------------------------- */
+
+static void *inputs_main(void *arg) {
+        int t = (int) (intptr_t) arg;
+        int venue = table_venue(t);
+        struct conn c = { .port = ports[venue], .fd = -1 };
+        char path[96], body[512];
+
+        snprintf(body, sizeof body, "{\"game\": \"reflex\", \"table\": %lld, \"players\": [\"Ann\", \"Bo\"], "
+                 "\"seed\": %d, \"config\": {\"mode\": \"judged\", \"points\": {\"target\": 20}, "
+                 "\"go\": {\"delay_min_ms\": %d, \"delay_max_ms\": %d}}}", (long long) tables[t], t + 1, GO_DELAY_MS,
+                 GO_DELAY_MS);
+        json_t *m = call_json(&c, "POST", "/v1/matches", referee, body, 201);
+        json_int_t id = jint(m, "id");
+        json_decref(m);
+        snprintf(path, sizeof path, "/v1/matches/%lld/start", (long long) id);
+        json_decref(call_json(&c, "POST", path, referee, "{}", 200));
+        snprintf(path, sizeof path, "/v1/matches/%lld/inputs", (long long) id);
+        for (int k = 0; k < inputs_per_table; k++)
+                json_decref(call_json(&c, "POST", path, referee, k % 2 == 0
+                                      ? "{\"kind\": \"award\", \"to\": [1], \"points\": 1, \"category\": \"bonus\"}"
+                                      : "{\"kind\": \"award\", \"to\": [1], \"points\": -1, \"category\": \"penalty\"}",
+                                      200));
+        snprintf(path, sizeof path, "/v1/matches/%lld/abort", (long long) id);
+        json_decref(call_json(&c, "POST", path, referee, "{}", 200));
+        close(c.fd);
+        free(c.buf);
+        return NULL;
+}
+
 /* ---- main -------------------------------------------------------------------------- */
+
+/* utime + stime of pid (with its reaped children's when children), in
+ * clock ticks; 0 when it is gone. */
+static double proc_ticks(int pid, bool children) {
+        char path[64], line[1024];
+        double t = 0;
+
+        snprintf(path, sizeof path, "/proc/%d/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+                return 0;
+        if (fgets(line, sizeof line, f)) {
+                /* after the command's ")" : state is field 3, utime 14 */
+                char *p = strrchr(line, ')');
+                unsigned long long v[15] = { 0 };
+                int ppid;
+                if (p && sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &ppid, &v[0],
+                                &v[1], &v[2], &v[3]) == 5)
+                        t = (double) (v[0] + v[1] + (children ? v[2] + v[3] : 0));
+        }
+        fclose(f);
+        return t;
+}
+
+/* The parent of pid, 0 when unknown. */
+static int proc_parent(int pid) {
+        char path[64], line[1024];
+        int ppid = 0;
+
+        snprintf(path, sizeof path, "/proc/%d/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+                return 0;
+        if (fgets(line, sizeof line, f)) {
+                char *p = strrchr(line, ')');
+                if (!p || sscanf(p + 2, "%*c %d", &ppid) != 1)
+                        ppid = 0;
+        }
+        fclose(f);
+        return ppid;
+}
+
+static double daemons_ticks(void) {
+        double t = 0;
+
+        for (int v = 0; v < VENUES; v++)
+                if (daemon_pids[v] > 0)
+                        t += proc_ticks(daemon_pids[v], false);
+        return t;
+}
+
+static double primary_ticks(void) {
+        DIR *d;
+        struct dirent *e;
+        double t;
+
+        if (postmaster_pid <= 0 || !(d = opendir("/proc")))
+                return 0;
+        t = proc_ticks(postmaster_pid, true);
+        while ((e = readdir(d)))
+                if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && proc_parent(atoi(e->d_name)) == postmaster_pid)
+                        t += proc_ticks(atoi(e->d_name), false);
+        closedir(d);
+        return t;
+}
+
+/* The primary's counters of the load. */
+struct counters {
+        double daemons_cpu, primary_cpu;        /* clock ticks */
+        double lsn, xid, calls, inputs;
+        unsigned long notifies;
+        int64_t at_us;
+};
+
+static bool have_statements;
+
+static struct counters counters_now(PGconn *pg) {
+        struct counters c = {
+                .lsn = db_number(pg, "SELECT pg_current_wal_lsn() - '0/0'"),
+                .xid = db_number(pg, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint"),
+                .inputs = db_number(pg, "SELECT count(*) FROM match_inputs"),
+                /* every statement but the bench's own sessions' */
+                .calls = have_statements ? db_number(pg, "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s "
+                                                         "JOIN pg_database d ON d.oid = s.dbid "
+                                                         "WHERE d.datname = current_database() AND s.query NOT LIKE "
+                                                         "'%pg_stat_replication%' AND s.query NOT LIKE 'LISTEN%' "
+                                                         "AND s.query NOT LIKE '%pg_stat_statements%' "
+                                                         "AND s.query NOT LIKE '%pg_current_snapshot%' "
+                                                         "AND s.query NOT LIKE '%pg_current_wal_lsn%' "
+                                                         "AND s.query NOT LIKE '%FROM match_inputs'") : -1,
+                .notifies = __atomic_load_n(&notifies, __ATOMIC_RELAXED),
+                .daemons_cpu = daemons_ticks(),
+                .primary_cpu = primary_ticks(),
+                .at_us = now_us(),
+        };
+        return c;
+}
+
+/* The load between a and b, per n of what the phase made (prefix_). */
+static void print_load(const char *prefix, const char *per, const struct counters *a, const struct counters *b,
+                       double n) {
+        double secs = (double) (b->at_us - a->at_us) / 1e6;
+
+        printf("%swal_bytes_per_%s %.0f\n", prefix, per, (b->lsn - a->lsn) / n);
+        printf("%swrite_xacts_per_s %.1f\n%swrite_xacts_per_%s %.2f\n", prefix, (b->xid - a->xid) / secs, prefix, per,
+               (b->xid - a->xid) / n);
+        if (have_statements)
+                printf("%sstatements_per_s %.1f\n%sstatements_per_%s %.2f\n", prefix, (b->calls - a->calls) / secs,
+                       prefix, per, (b->calls - a->calls) / n);
+        printf("%snotifies_per_%s %.2f\n", prefix, per, (double) (b->notifies - a->notifies) / n);
+        if (postmaster_pid > 0) {
+                double ms_per_tick = 1000.0 / (double) sysconf(_SC_CLK_TCK);
+                printf("%sdaemons_cpu_ms_per_%s %.3f\n%sprimary_cpu_ms_per_%s %.3f\n", prefix, per,
+                       (b->daemons_cpu - a->daemons_cpu) * ms_per_tick / n, prefix, per,
+                       (b->primary_cpu - a->primary_cpu) * ms_per_tick / n);
+        }
+}
 
 static void usage(void) {
         die("usage: league_drive --ports N,S,E --admin TOKEN --referee TOKEN --dsn DSN "
-            "[--tables-per-venue N] [--players N] [--rounds N] [--samples FILE]");
+            "[--tables-per-venue N] [--players N] [--rounds N] [--inputs-per-table N] [--pids N,S,E,POSTMASTER] "
+            "[--samples FILE]");
 }
 
 int main(int argc, char **argv) {
@@ -593,6 +758,11 @@ int main(int argc, char **argv) {
                         n_players = atoi(v);
                 else if (strcmp(a, "--rounds") == 0)
                         n_rounds = atoi(v);
+                else if (strcmp(a, "--pids") == 0 &&
+                         sscanf(v, "%d,%d,%d,%d", &daemon_pids[0], &daemon_pids[1], &daemon_pids[2], &postmaster_pid) == 4)
+                        ;
+                else if (strcmp(a, "--inputs-per-table") == 0)
+                        inputs_per_table = atoi(v);
                 else if (strcmp(a, "--samples") == 0)
                         samples_path = v;
                 else
@@ -619,14 +789,17 @@ int main(int argc, char **argv) {
 
         PGconn *pg = db_connect();
         pthread_t sampler, listener;
-        double lsn0 = db_number(pg, "SELECT pg_current_wal_lsn() - '0/0'");
-        double xid0 = db_number(pg, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint");
-        bool statements = db_number(pg, "SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_statements'") > 0;
-        if (statements)
-                PQclear(PQexec(pg, "SELECT pg_stat_statements_reset()"));
+        have_statements = db_number(pg, "SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_statements'") > 0;
         if (pthread_create(&sampler, NULL, sampler_main, NULL) != 0 ||
             pthread_create(&listener, NULL, listener_main, NULL) != 0)
                 die("pthread_create failed");
+        /* the listener listens before the play counts */
+        for (int64_t deadline = now_us() + IO_TIMEOUT_S * 1000000LL;
+             db_number(pg, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN arbiter_league%'") < 1;
+             usleep(1000))
+                if (now_us() > deadline)
+                        die("the NOTIFY listener did not start");
+        struct counters c0 = counters_now(pg);
 
         struct conn north = { .port = ports[0], .fd = -1 };
         int64_t t0 = now_us();
@@ -651,20 +824,25 @@ int main(int argc, char **argv) {
                         break;
                 }
         }
-        double lsn1 = db_number(pg, "SELECT pg_current_wal_lsn() - '0/0'");
-        double xid1 = db_number(pg, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint");
-        /* every statement but the bench's own sessions' */
-        double calls = statements ? db_number(pg, "SELECT sum(calls) FROM pg_stat_statements s "
-                                                  "JOIN pg_database d ON d.oid = s.dbid "
-                                                  "WHERE d.datname = current_database() AND s.query NOT LIKE "
-                                                  "'%pg_stat_replication%' AND s.query NOT LIKE 'LISTEN%' "
-                                                  "AND s.query NOT LIKE '%pg_stat_statements%'") : -1;
+        struct counters c1 = counters_now(pg);
         stop_sampling = true;
         pthread_join(sampler, NULL);
-        pthread_join(listener, NULL);
         stop_streams = true;
         for (int v = 0; v < VENUES; v++)
                 pthread_join(streamers[v].thread, NULL);
+
+        /* the inputs of long matches */
+        struct counters c2 = counters_now(pg);
+        pthread_t inputters[MAX_TABLES];
+        for (int t = 0; t < n_tables && inputs_per_table > 0; t++)
+                if (pthread_create(&inputters[t], NULL, inputs_main, (void *) (intptr_t) t) != 0)
+                        die("pthread_create failed");
+        for (int t = 0; t < n_tables && inputs_per_table > 0; t++)
+                pthread_join(inputters[t], NULL);
+        struct counters c3 = counters_now(pg);
+        stop_listening = true;
+        pthread_join(listener, NULL);
+        c3.notifies = notifies;         /* what came in the listener's last turn */
 
         struct series own = { 0 }, cross = { 0 };
         FILE *f = samples_path ? fopen(samples_path, "w") : NULL;
@@ -696,13 +874,16 @@ int main(int argc, char **argv) {
                quantile(&probe_lag, 0.5), quantile(&probe_lag, 0.99), quantile(&probe_lag, 1.0));
         printf("replay_lag_n %d\nreplay_lag_p50_ms %.3f\nreplay_lag_p99_ms %.3f\nreplay_lag_max_ms %.3f\n",
                replay_lag.n, quantile(&replay_lag, 0.5), quantile(&replay_lag, 0.99), quantile(&replay_lag, 1.0));
-        printf("wal_bytes %.0f\nwal_bytes_per_result %.0f\n", lsn1 - lsn0, (lsn1 - lsn0) / n_matches);
-        printf("write_xacts %.0f\nwrite_xacts_per_s %.1f\nwrite_xacts_per_result %.1f\n", xid1 - xid0,
-               (xid1 - xid0) / secs, (xid1 - xid0) / n_matches);
-        if (calls >= 0)
-                printf("statements %.0f\nstatements_per_s %.1f\nstatements_per_result %.1f\n", calls, calls / secs,
-                       calls / n_matches);
-        printf("notifies %lu\nnotifies_per_result %.2f\n", notifies, (double) notifies / n_matches);
+        /* the results' phase: its counters to the last result seen on a
+         * stream (the rates over the play alone) */
+        c1.at_us = c0.at_us + (t1 - t0);
+        print_load("", "result", &c0, &c1, n_matches);
+        double inputs = c3.inputs - c2.inputs;
+        if (inputs > 0) {
+                printf("inputs %.0f\ninput_seconds %.3f\ninputs_per_s %.1f\n", inputs,
+                       (double) (c3.at_us - c2.at_us) / 1e6, inputs / ((double) (c3.at_us - c2.at_us) / 1e6));
+                print_load("input_", "input", &c2, &c3, inputs);
+        }
         PQfinish(pg);
         close(north.fd);
         free(north.buf);
