@@ -253,7 +253,7 @@ static void tables_stand_at_a_venue_and_every_daemon_lists_them(void **state) {
         json_array_foreach(json_object_get(j, "items"), i, t)
                 assert_string_equal(str(t, "venue"), "south");
         json_decref(j);
-        request(&north, "GET", "/v1/tables?venue=-x", NULL, NULL, 400);
+        json_decref(request(&north, "GET", "/v1/tables?venue=-x", NULL, NULL, 400));
         snprintf(path, sizeof path, "/v1/tables/%lld", (long long) at_south);
         j = request(&north, "GET", path, NULL, NULL, 200);
         assert_string_equal(str(j, "venue"), "south");
@@ -283,7 +283,7 @@ static void a_venue_is_added_before_its_daemon_starts(void **state) {
 
         snprintf(id, sizeof id, "east-%d", (int) getpid());
         snprintf(body, sizeof body, "{\"id\": \"%s\", \"name\": \"East Wing\"}", id);
-        request(&north, "POST", "/v1/venues", referee, body, 403);
+        json_decref(request(&north, "POST", "/v1/venues", referee, body, 403));
         j = request(&north, "POST", "/v1/venues", admin, body, 201);
         assert_string_equal(str(j, "id"), id);
         assert_string_equal(str(j, "daemon"), "offline");
@@ -300,7 +300,7 @@ static void a_venue_is_added_before_its_daemon_starts(void **state) {
         assert_string_equal(str(j, "name"), "East Wing");
         assert_int_equal(json_integer_value(json_object_get(j, "tables")), 1);
         json_decref(j);
-        request(&south, "GET", "/v1/venues/nowhere", NULL, NULL, 404);
+        json_decref(request(&south, "GET", "/v1/venues/nowhere", NULL, NULL, 404));
 }
 
 static void a_match_for_another_venues_table_is_stored_there_and_run_by_its_daemon(void **state) {
