@@ -7,7 +7,10 @@
  *     the first probe sent after it has answered: a probe's answer from the
  *     session before a reconnect says nothing about this one (store.h: a
  *     query in flight when the connection is lost fails anyway).
- *   - logged is the verdict last logged; a change is logged once.
+ *   - logged is the verdict last logged (-1 before the first); a change is
+ *     logged once.  Being on the way (connecting, preparing the session,
+ *     waiting for the first probe) is no news: it is not logged and does
+ *     not count as a change.
  */
 #include "store/replica.h"
 
@@ -50,7 +53,7 @@ struct store_replica {
         struct store_replica_probe probe;
         char probe_error[256];
         uint64_t probes, probe_failures, reads_replica, reads_primary;
-        enum store_replica_verdict logged;
+        int logged;                     /* the verdict last logged; -1: none yet */
 };
 
 static const char *const verdict_names[] = {
@@ -136,9 +139,13 @@ static void note_verdict(struct store_replica *r) {
         struct store_replica_status st;
 
         store_replica_status(r, now_usec(), &st);
-        if (st.verdict == r->logged)
+        if ((int) st.verdict == r->logged)
                 return;
-        r->logged = st.verdict;
+        if (st.verdict == STORE_REPLICA_UNAVAILABLE &&
+            (st.state == STORE_CONNECTING || st.state == STORE_MIGRATING ||
+             (st.state == STORE_READY && !r->probe.done)))
+                return;
+        r->logged = (int) st.verdict;
         if (st.verdict == STORE_REPLICA_USE)
                 log_notice("read replica in use (lag %" PRId64 " ms): displays, leaderboards and exports "
                            "read from it", st.lag_ms);
@@ -205,6 +212,7 @@ int store_replica_new(struct loop *loop, const struct store_replica_config *cfg,
                 .statement_timeout_ms = cfg->statement_timeout_ms,
                 .reconnect_max_s = cfg->reconnect_max_s,
                 /* no migrations_dir, no hold_lock, no pipeline: a reader */
+                .dsn_key = "database.replica_dsn", .dsn_env = "ARBITER_REPLICA_DSN",
         };
         struct timeval tick = usec_to_timeval((int64_t) STORE_REPLICA_PROBE_MS * USEC_PER_MSEC);
         struct store_replica *r = calloc(1, sizeof *r);
@@ -214,7 +222,7 @@ int store_replica_new(struct loop *loop, const struct store_replica_config *cfg,
                 return -ENOMEM;
         r->loop = loop;
         r->max_lag_ms = cfg->max_lag_ms;
-        r->logged = STORE_REPLICA_UNAVAILABLE;  /* what it is before it connects: said once it changes */
+        r->logged = -1;
         r->timer = event_new(loop_base(loop), -1, EV_PERSIST, on_tick, r);
         if (!r->timer || event_add(r->timer, &tick) < 0) {
                 store_replica_free(r);

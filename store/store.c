@@ -781,6 +781,11 @@ static int parse_dsn(const char *dsn, unsigned *ret_timeout_s, char *err, size_t
         return 0;
 }
 
+/* The setting the DSN comes from, for messages. */
+static const char *dsn_key(const struct store *s) {
+        return s->cfg.dsn_key ? s->cfg.dsn_key : "database.dsn";
+}
+
 /* Starts an attempt.  expand_dbname lets the DSN be a full conninfo string
  * or URI; client_encoding is forced because everything the daemon sends
  * and receives (JSON, D-Bus strings) is UTF-8. */
@@ -796,12 +801,12 @@ static void start_connect(struct store *s) {
 
         r = parse_dsn(s->cfg.dsn, &timeout_s, err, sizeof err);
         if (r == -ENOMEM) {
-                lose(s, "cannot parse database.dsn: out of memory");
+                lose(s, "cannot parse %s: out of memory", dsn_key(s));
                 return;
         }
         if (r < 0) {
-                fail(s, "database.dsn is not a valid libpq connection string or URI: %s: fix it in "
-                     "the configuration (or ARBITER_DSN)", err);
+                fail(s, "%s is not a valid libpq connection string or URI: %s: fix it in "
+                     "the configuration (or %s)", dsn_key(s), err, s->cfg.dsn_env ? s->cfg.dsn_env : "ARBITER_DSN");
                 return;
         }
         s->conn = PQconnectStartParams(keywords, values, 1);
@@ -840,7 +845,7 @@ static void on_timer(evutil_socket_t fd, short what, void *userdata) {
                 start_connect(s);
         else if (s->state == STORE_CONNECTING)
                 lose(s, "no answer from the database on %s within the connect timeout (set "
-                     "connect_timeout in database.dsn to wait longer)", PQhost(s->conn));
+                     "connect_timeout in %s to wait longer)", PQhost(s->conn), dsn_key(s));
 }
 
 /* PostgreSQL reports an error's position in characters (not bytes) from 1

@@ -108,6 +108,10 @@ struct store_config {
         const char *venue;                /* whose lock (venues.id); NULL: "main" */
         const char *venue_name;           /* set once the lock is held; NULL: the venue's id */
         bool pipeline;                    /* pipeline mode once READY (see above) */
+        /* Where the DSN comes from, for the messages about it: the key and
+         * its environment variable; NULL: "database.dsn", "ARBITER_DSN".
+         * Not copied: literals. */
+        const char *dsn_key, *dsn_env;
 };
 
 /* res is NULL when the query failed (error says why, in words a person can
