@@ -9,12 +9,6 @@
 
 #include "store/rows.h"
 
-/* Key of the transaction advisory lock every append takes before it draws
- * its ids: the bytes "arbiterl" read as a big-endian int64, beside the
- * migration lock's "arbiter1" (store/store.c).  A one-bigint key: it never
- * meets the venue locks, which take two int4 keys (pg_locks objsubid 2). */
-#define STORE_LEAGUE_LOCK_KEY INT64_C(0x617262697465726c)
-
 /* Room for an int64_t in decimal, sign and NUL included. */
 #define INT64_TEXT 24
 

@@ -33,6 +33,13 @@
 
 #include "store/store.h"
 
+/* Key of the transaction advisory lock every append takes before it draws
+ * its ids (whoever else writes league_events must take it too): the bytes
+ * "arbiterl" read as a big-endian int64, beside the migration lock's
+ * "arbiter1" (store/store.c).  A one-bigint key: it never meets the venue
+ * locks, which take two int4 keys (pg_locks objsubid 2). */
+#define STORE_LEAGUE_LOCK_KEY INT64_C(0x617262697465726c)
+
 /* The channel every append notifies, with the newest id it committed. */
 #define STORE_LEAGUE_CHANNEL "arbiter_league"
 /* How long rows are kept: an hour (migrations/0010_venues.sql), far more
