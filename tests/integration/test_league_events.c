@@ -8,7 +8,8 @@
  *   - a match called at north to a table of south's is run by south (north
  *     refuses its inputs), its public view reaches north (match_view on
  *     north's stream of the match, and in GET /v1/matches/{id} there), and
- *     its result, which south's daemon publishes, reaches north;
+ *     its result, which south's daemon publishes, reaches north's stream
+ *     and north's D-Bus (ResultRecorded);
  *   - south's link cut while north records a result: nothing can be
  *     notified to south then; restored, south catches up from its cursor
  *     and its open stream gets the result;
@@ -38,6 +39,7 @@ static char *dsn, *south_dsn, *admin, *referee;
 static json_int_t tid, north_table, south_table;
 static json_int_t players[4];
 static json_t *round_matches;           /* round 1's */
+static pid_t monitor_pid = -1;          /* busctl monitor, while one runs */
 
 static json_int_t jint(json_t *o, const char *key) {
         return json_integer_value(json_object_get(o, key));
@@ -163,6 +165,8 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
         (void) state;
+        if (monitor_pid > 0)
+                kill(monitor_pid, SIGTERM);
         harness_kill_daemons(NULL);
         pgrelay_stop(&relay);
         json_decref(round_matches);
@@ -324,6 +328,23 @@ static json_t *match_at_south(json_int_t mid) {
         return v;
 }
 
+/* Waits until the monitor's file has every needle. */
+static void wait_file_has(const char *file, const char *const *needles, size_t n) {
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS;;) {
+                char *text = run_capture(NULL, "cat '%s'", file);
+                size_t found = 0;
+
+                for (size_t i = 0; i < n; i++)
+                        found += strstr(text, needles[i]) != NULL;
+                free(text);
+                if (found == n)
+                        return;
+                if (mono_ms() > deadline)
+                        fail_msg("%s never showed %s", file, needles[0]);
+                usleep(20000);
+        }
+}
+
 /* A match called at north to south's table: south runs it (north refuses
  * its inputs, naming south), north sees its view and gets its result. */
 static void a_match_called_at_north_to_a_south_table_is_run_by_south(void **state) {
@@ -363,6 +384,9 @@ static void a_match_called_at_north_to_a_south_table_is_run_by_south(void **stat
 
         snprintf(path, sizeof path, "/v1/events?topic=match/%lld", (long long) mid);
         stream_open(&north_match, north.url, path, NULL);
+        char *mon;
+        assert_true(asprintf(&mon, "%s/%s.monitor", harness_env("ARBITER_TEST_TMP"), unique_name("mon")) > 0);
+        monitor_pid = harness_dbus_monitor("org.arbiter.Arbiter1.Tournament", mon);
         snprintf(path, sizeof path, "/v1/matches/%lld/start", (long long) mid);
         json_decref(post(&south, path, referee, "{}", 200));
         /* the running match's view reaches north: on its stream, and in the
@@ -401,6 +425,14 @@ static void a_match_called_at_north_to_a_south_table_is_run_by_south(void **stat
         /* the result south's daemon published reaches north's stream */
         at = wait_event_with(&north_tour, 0, "result_recorded", "match", jint(m, "id"));
         assert_int_equal(jint(north_tour.events[at].data, "runtime_match"), mid);
+        /* and north's D-Bus says so, as for a result of its own */
+        char tour_path[96];
+        snprintf(tour_path, sizeof tour_path, "Path=/org/arbiter/Arbiter1/tournament/%lld", (long long) tid);
+        const char *const want[] = { "Member=ResultRecorded", tour_path };
+        wait_file_has(mon, want, 2);
+        kill(monitor_pid, SIGTERM);
+        monitor_pid = -1;
+        free(mon);
         assert_ids_count_up(&north_tour, 0);
         assert_ids_count_up(&north_match, 0);
         stream_close(&north_match);
