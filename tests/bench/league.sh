@@ -113,8 +113,6 @@ main() {
                 { cat "$tmp/pg-start.log" >&2; die "tools/pgcluster start failed"; }
         DSN=$("$PGCLUSTER" "$tmp/pg" dsn)
         psql "$DSN" -X -q -c "CREATE EXTENSION pg_stat_statements" >/dev/null
-        # pg_basebackup asks for a spread checkpoint: leave nothing to spread
-        psql "$DSN" -X -q -c "CHECKPOINT"
         "$PGCLUSTER" "$tmp/replica" replica "$tmp/pg" >"$tmp/replica.log" 2>&1 ||
                 { cat "$tmp/replica.log" >&2; die "tools/pgcluster replica failed"; }
         replica_started=1

@@ -282,9 +282,6 @@ void league_init(struct league *l, const char *name, const struct league_options
         l->dsn = cluster_dsn(l->primary_dir);
         if (opt->replica) {
                 assert_true(asprintf(&l->replica_dir, "%s/replica", l->dir) > 0);
-                /* pg_basebackup asks for a spread checkpoint, which paces
-                 * what is dirty over minutes: nothing is left dirty */
-                league_sql(l->dsn, "CHECKPOINT");
                 pgcluster(l->replica_dir, "replica", l->primary_dir);
                 /* a standby that lost its primary tries again at once, not
                  * after the default 5 s (a restart of the primary) */
