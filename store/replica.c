@@ -27,21 +27,47 @@
 
 /* The probe (replica.h): one row.  pg_stat_wal_receiver has a row only
  * while a WAL receiver runs; to a role without pg_read_all_stats it shows
- * the pid and nulls.  A receiver that starts again (the replica restarted)
- * streams from the start of the WAL segment it needs, so its receive LSN
- * is then below what was already replayed from local WAL: "<=", not "=".
- * now() is the statement's start, as the replay timestamp is a commit's. */
+ * the pid and nulls.  The LSNs come as bytes from 0/0 (bigint: 2^63 bytes
+ * of WAL is beyond any cluster); the replay age is now() (the statement's
+ * start) less the newest replayed commit's time.  store_replica_lag_of()
+ * makes the lag of them. */
 static const char probe_sql[] =
         "SELECT r.recovery, "
         "       coalesce(w.status = 'streaming', false) AS streaming, "
         "       w.pid IS NOT NULL AND w.status IS NULL AS hidden, "
-        "       CASE WHEN NOT r.recovery THEN 0 "
-        "            WHEN w.status = 'streaming' AND pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0 "
-        "            ELSE greatest(0, floor(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) "
-        "                                   * 1000))::bigint "
-        "       END AS lag_ms "
+        "       pg_wal_lsn_diff(pg_last_wal_receive_lsn(), '0/0')::bigint AS received, "
+        "       pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint AS replayed, "
+        "       greatest(0, floor(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000))::bigint "
+        "         AS replay_age_ms "
         "  FROM (SELECT pg_is_in_recovery() AS recovery) r "
         "  LEFT JOIN pg_stat_wal_receiver w ON true";
+
+int64_t store_replica_lag_of(const struct store_replica_sample *now, int64_t replayed, int64_t replay_age_ms,
+                             const struct store_replica_sample *history, size_t n) {
+        int64_t lag = replay_age_ms;
+
+        if (!now->in_recovery)
+                return 0;
+        /* A receiver that starts again (the replica restarted) streams from
+         * the start of the WAL segment it needs, below what was already
+         * replayed from local WAL: "<=", not "=". */
+        if (now->streaming && now->received >= 0 && replayed >= 0 && now->received <= replayed)
+                return 0;
+        /* The newest earlier probe that found the receiver streaming and
+         * what it had received by then all replayed now: the replica holds
+         * the primary as it was at that probe at least. */
+        for (size_t i = n; i-- > 0;) {
+                const struct store_replica_sample *h = &history[i];
+
+                if (!h->streaming || h->received < 0 || replayed < 0 || h->received > replayed)
+                        continue;
+                int64_t since = now->sent_usec > h->sent_usec ? (now->sent_usec - h->sent_usec) / USEC_PER_MSEC : 0;
+                if (lag < 0 || since < lag)
+                        lag = since;
+                break;
+        }
+        return lag;
+}
 
 struct store_replica {
         struct loop *loop;
@@ -51,6 +77,10 @@ struct store_replica {
         bool probing;
         bool closing;                   /* store_replica_free() runs: a probe's error is not news */
         struct store_replica_probe probe;
+        /* The answered probes of this session, oldest first (the newest
+         * STORE_REPLICA_HISTORY): what the replica had received when. */
+        struct store_replica_sample history[STORE_REPLICA_HISTORY];
+        size_t n_history;
         char probe_error[256];
         uint64_t probes, probe_failures, reads_replica, reads_primary;
         int logged;                     /* the verdict last logged; -1: none yet */
@@ -153,6 +183,11 @@ static void note_verdict(struct store_replica *r) {
                 log_warning("read replica not used, reads go to the primary: %s", st.reason);
 }
 
+/* A bigint column of the probe's row; dflt when NULL. */
+static int64_t column_or(const PGresult *res, int col, int64_t dflt) {
+        return PQgetisnull(res, 0, col) ? dflt : strtoll(PQgetvalue(res, 0, col), NULL, 10);
+}
+
 static void on_probe(void *userdata, const PGresult *res, const char *error) {
         struct store_replica *r = userdata;
 
@@ -167,13 +202,23 @@ static void on_probe(void *userdata, const PGresult *res, const char *error) {
                 note_verdict(r);
                 return;
         }
+        struct store_replica_sample now = {
+                .sent_usec = r->probe.sent_usec, .in_recovery = PQgetvalue(res, 0, 0)[0] == 't',
+                .streaming = PQgetvalue(res, 0, 1)[0] == 't', .received = column_or(res, 3, -1),
+        };
         r->probes++;
         r->probe.done = true;
         r->probe.failed = false;
-        r->probe.in_recovery = PQgetvalue(res, 0, 0)[0] == 't';
-        r->probe.streaming = PQgetvalue(res, 0, 1)[0] == 't';
+        r->probe.in_recovery = now.in_recovery;
+        r->probe.streaming = now.streaming;
         r->probe.receiver_hidden = PQgetvalue(res, 0, 2)[0] == 't';
-        r->probe.lag_ms = PQgetisnull(res, 0, 3) ? -1 : strtoll(PQgetvalue(res, 0, 3), NULL, 10);
+        r->probe.lag_ms = store_replica_lag_of(&now, column_or(res, 4, -1), column_or(res, 5, -1), r->history,
+                                               r->n_history);
+        if (r->n_history == STORE_REPLICA_HISTORY)
+                memmove(r->history, r->history + 1, (STORE_REPLICA_HISTORY - 1) * sizeof r->history[0]);
+        else
+                r->n_history++;
+        r->history[r->n_history - 1] = now;
         note_verdict(r);
 }
 
@@ -201,6 +246,7 @@ static void on_state(void *userdata, enum store_state state, const char *detail)
         (void) detail;
         r->probe.done = false;
         r->probe.failed = false;
+        r->n_history = 0;               /* another session: another replica, perhaps */
         if (state == STORE_READY)
                 probe_send(r);
         note_verdict(r);

@@ -16,22 +16,32 @@
  *     in flight: the replica's own idea of how far behind it is;
  *   - the verdict: may a read that may lag go to it now?
  *
- * The probe asks the replica (one statement):
+ * The probe asks the replica (one statement) whether it is in recovery,
+ * whether its WAL receiver streams, how much WAL it has received and
+ * replayed, and how old its newest replayed commit is; its lag is then
+ * (store_replica_lag_of(), pure):
  *
- *     not in recovery (pg_is_in_recovery() false)         lag 0
+ *     not in recovery (pg_is_in_recovery() false)         0
  *     its WAL receiver streaming and everything received
- *       replayed (receive LSN <= replay LSN)               lag 0
- *     otherwise                                            now() - pg_last_xact_replay_timestamp()
- *                                                          (unknown when nothing was replayed yet)
+ *       replayed (receive LSN <= replay LSN)               0
+ *     otherwise the least of
+ *       the age of its newest replayed commit              (it holds the primary as of that commit)
+ *       the time since the newest earlier probe that       (it holds the primary as of that probe)
+ *         found it streaming, with all it had received
+ *         then replayed now
+ *     unknown (-1) when neither is known.
  *
- * A replica that is caught up with an idle primary has nothing to replay and
- * lag 0; one whose replay is behind what it received (paused, or slower than
- * the primary's writes) is as far behind as its newest replayed commit is
- * old.  pg_stat_wal_receiver shows its status only to a role with
+ * A replica caught up with an idle primary has nothing to replay: lag 0.
+ * One whose replay is behind what it receives (paused, or slower than the
+ * primary's writes) is as far behind as the older of the two says, and not
+ * more: the second bound keeps a replica that is a moment from caught up
+ * after a quiet spell (the primary wrote nothing for minutes, then once, and
+ * the probe came between receive and replay) from looking minutes behind.
+ * pg_stat_wal_receiver shows its status only to a role with
  * pg_read_all_stats (or a superuser): without it the probe cannot see that
- * the receiver streams and measures every probe the second way, so that an
- * idle primary makes the replica look further and further behind; the
- * verdict's reason says so.
+ * the receiver streams and only the first bound holds, so that an idle
+ * primary makes the replica look further and further behind; the verdict's
+ * reason says so.
  *
  * The verdict (store_replica_verdict(), a pure function of what the module
  * knows and the time):
@@ -89,6 +99,23 @@ struct store_replica_probe {
         int64_t lag_ms;                 /* -1: unknown */
         int64_t sent_usec;              /* CLOCK_MONOTONIC when the probe was sent */
 };
+
+/* One answered probe, as the next probes' lag needs it. */
+struct store_replica_sample {
+        int64_t sent_usec;              /* CLOCK_MONOTONIC when it was sent */
+        int64_t received;               /* receive LSN, bytes from 0/0; -1 none */
+        bool in_recovery;
+        bool streaming;
+};
+/* Probes remembered for the second bound: several seconds of them. */
+#define STORE_REPLICA_HISTORY 8
+
+/* The lag (ms, -1 unknown) of the probe now, which found replayed (replay
+ * LSN, bytes; -1 none) and replay_age_ms (the newest replayed commit's
+ * age; -1 none), given the session's earlier probes, oldest first.  Pure:
+ * the rule above. */
+int64_t store_replica_lag_of(const struct store_replica_sample *now, int64_t replayed, int64_t replay_age_ms,
+                             const struct store_replica_sample *history, size_t n);
 
 /* The verdict of a replica whose connection is in state and whose last
  * probe is p, at now_usec, for max_lag_ms.  Pure. */
