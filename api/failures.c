@@ -92,7 +92,7 @@ void api_reply_primary_away(struct api_request *req) {
         const char *venue = req->deps->venue ? req->deps->venue : "this venue";
 
         api_reply_unavailable(req, PRIMARY_AWAY_RETRY_S,
-                              "the league database (primary) cannot be reached from venue %s: tournament operations "
-                              "need it; this venue's matches go on, their inputs kept in the spool until the link "
-                              "returns", venue);
+                              "the database (the league's primary, for several venues) cannot be reached from "
+                              "venue %s: tournament operations need it; this venue's matches go on, their inputs "
+                              "kept in the spool until the database is back", venue);
 }
