@@ -83,11 +83,14 @@ def create_database(name):
 class Daemon:
     """arbiterd-test on one port and one database; restartable on both."""
 
-    def __init__(self, name):
+    def __init__(self, name, dsn=None, venue=None):
+        """A database of its own, or dsn's: another venue's daemon on the
+        same database (venue: its [venue] id)."""
         self.tmp = env("ARBITER_TEST_TMP")
         self.root = env("ARBITER_TEST_ROOT")
         self.binary = env("ARBITER_TEST_DAEMON_GAMES")
-        self.dsn = create_database(name)
+        self.dsn = dsn or create_database(name)
+        self.venue = venue
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = f"{self.tmp}/{name}.log"
@@ -98,6 +101,8 @@ class Daemon:
     def base_env(self):
         e = {k: v for k, v in os.environ.items() if k not in ("JOURNAL_STREAM", "INVOCATION_ID", "NOTIFY_SOCKET")}
         e.update(ARBITER_DSN=self.dsn, ARBITER_MIGRATIONS=f"{self.root}/migrations", ARBITER_BUS="none")
+        if self.venue:
+            e.update(ARBITER_VENUE=self.venue)
         return e
 
     def create_token(self, role, name):

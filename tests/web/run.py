@@ -7,7 +7,8 @@ scoreboard and a table display follow a Crash Pilot match to its end, the
 referee console pauses, undoes and confirms, a station shows its own seat
 and nothing of another's, the generic renderer shows a game without a
 module, a page comes back by itself after arbiterd is killed and started
-again, and the basics of accessibility hold (every control named, the
+again, the league scoreboard follows a match another venue's arbiterd runs
+(league.py), and the basics of accessibility hold (every control named, the
 scoreboard theme's contrast).  Crash Pilot is played with the referee's
 REST inputs, picked from the public view (crash_pilot.py).
 
@@ -24,6 +25,7 @@ import crazy_pilot as cz
 import checks
 import tourney as tn
 import pitch_fleet as pf
+import league
 
 results = []
 
@@ -936,7 +938,7 @@ def every_control_is_labelled_and_pages_have_landmarks(w):
     b, d, ref = w.browser, w.daemon, w.referee
     link = d.post(f"/v1/tables/{w.table_a}/seats/2/token", {}, ref)["station_url"]
     m = w.match("crash-pilot", ["Ana", "Ben"], seed=3, config=CP_FAST)
-    pages = ["/", "/scoreboard", f"/table?table={w.table_a}", link, "/referee", f"/referee?match={m}"]
+    pages = ["/", "/scoreboard", "/league", f"/table?table={w.table_a}", link, "/referee", f"/referee?match={m}"]
     problems = []
     for p in pages:
         b.new_tab()
@@ -992,7 +994,7 @@ def the_start_page_leads_to_every_screen(w):
     b.open(f"{w.url}/")
     b.wait_text("#tables", "Table A")
     hrefs = b.js("return [...document.querySelectorAll('a')].map(a => a.getAttribute('href'));")
-    for want in ("scoreboard", "referee", f"table?table={w.table_a}", f"table?table={w.table_b}", "tournaments",
+    for want in ("scoreboard", "league", "referee", f"table?table={w.table_a}", f"table?table={w.table_b}", "tournaments",
                  "leaderboard", "leaderboard?game=crash-pilot"):
         assert want in hrefs, f"no link to {want}: {hrefs}"
 
@@ -1057,6 +1059,11 @@ def the_tournament_page_recovers_after_the_daemon_restarts(w):
 
 for _fn in pf.tests(need_game=need_game, wait_outcome=wait_outcome, checks=checks):
     test(_fn)
+
+
+# ---- the league scoreboard (tests/web/league.py) ----
+
+league.tests(test)
 
 
 # ---- the run -----------------------------------------------------------------

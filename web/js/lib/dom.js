@@ -59,7 +59,9 @@ export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 // Announces text to screen readers through the page's polite live region
 // (#announce, present on every page), and keeps the last few visible to
 // sighted viewers where the page shows them (#announcements).
+// Nothing to say (an empty text) announces nothing.
 export function announce(text) {
+  if (!text) return;
   const live = document.getElementById("announce");
   if (live) live.textContent = text;
   const list = document.getElementById("announcements");

@@ -7,9 +7,10 @@ import { announce } from "./dom.js";
 import { modules } from "../../games/index.js";
 import * as generic from "../../games/generic.js";
 
-// Events that are on a match's stream but in no game's table
-// (api/match_events.c).
-export const RUNTIME_EVENTS = ["match_aborted"];
+// Events that are on a match's stream but in no game's table: an abort
+// (api/match_events.c), and the public view of another venue's match
+// (api/league.c).
+export const RUNTIME_EVENTS = ["match_aborted", "match_view"];
 
 const infos = new Map();
 const loaded = new Map();
@@ -66,6 +67,7 @@ export async function allEventNames() {
 // _us in seconds, enums in words.
 export function describeEvent(info, match, ev, cardText = generic.cardText) {
   if (ev.kind === "match_aborted") return "The match is aborted.";
+  if (ev.kind === "match_view") return "";      // another venue's match moved on: its view says how
   const def = info.events.find((e) => e.name === ev.kind);
   if (!def || !def.text) return lowerWords(ev.kind);
   const fields = new Map(def.fields.map((f) => [f.name, f]));

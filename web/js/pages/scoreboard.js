@@ -10,11 +10,12 @@
 // ?obs=1 makes it an OBS browser source (transparent, no chrome).
 import * as api from "../lib/api.js";
 import { useToken } from "../lib/auth.js";
-import { $, announce, fill, h } from "../lib/dom.js";
-import { matchState, ordinal, playerName } from "../lib/format.js";
-import { allEventNames, loadGame, makeContext } from "../lib/games.js";
+import { $, fill, h } from "../lib/dom.js";
+import { ordinal, playerName } from "../lib/format.js";
+import { allEventNames } from "../lib/games.js";
 import { LiveStream, coalesce, markStale } from "../lib/live.js";
 import { startPage } from "../lib/page.js";
+import { TableTiles } from "../lib/tiles.js";
 
 // A glance's worth of results.
 const RESULTS_SHOWN = 8;
@@ -27,82 +28,30 @@ const TOURNAMENT_EVENTS = ["tournament_changed", "registration_changed", "round_
 startPage();
 useToken("display");
 
-const tiles = new Map();        // table id → {table, el, body, matchId, renderer, refresh, match}
-let tableNames = new Map();
-
 // ---- tiles ---------------------------------------------------------------
+
+const tiles = new TableTiles((table, el) => $("#tiles").append(el));
+let tableNames = new Map();
+let here;                       // this arbiterd's venue (GET /v1/venues: "this")
+
+// The venue whose tables this scoreboard shows: the one whose arbiterd
+// serves it (the league's other venues are on /league).
+async function venueHere() {
+  if (here === undefined) here = (await api.get("/v1/venues")).items.find((v) => v.this)?.id ?? null;
+  return here;
+}
 
 const refreshTables = coalesce(async () => {
   try {
-    const tables = await api.getAll("/v1/tables");
+    const tables = await api.getAll(api.path("/v1/tables", { venue: await venueHere() }));
     markStale("tables", false);
     tableNames = new Map(tables.map((t) => [t.id, t.name]));
-    for (const t of tables) {
-      const tile = tileFor(t);
-      if (t.match && t.match !== tile.matchId) setMatch(tile, t.match);
-      else if (tile.matchId) tile.refresh();
-      else if (!t.match) fill(tile.body, h("p.muted", "No match now"));
-    }
+    tiles.sync(tables);
   } catch (e) {
     markStale("tables", true);
     throw e;
   }
 });
-
-function tileFor(table) {
-  let tile = tiles.get(table.id);
-  if (tile) return tile;
-  const head = h("h3");
-  const body = h("div.tile-body");
-  const el = h("article.tile", { dataset: { table: table.id }, "aria-label": `Table ${table.name}` }, head, body);
-  $("#tiles").append(el);
-  tile = { table, el, head, body, matchId: null, renderer: null, match: null, refresh: () => {} };
-  fill(head, `Table ${table.name}`);
-  tiles.set(table.id, tile);
-  return tile;
-}
-
-async function setMatch(tile, matchId) {
-  tile.matchId = matchId;
-  let match, game;
-  try {
-    match = await api.get(`/v1/matches/${matchId}`);
-    game = await loadGame(match.game);
-  } catch (e) {
-    if (tile.matchId === matchId) tile.matchId = null;     // the next refresh tries again
-    throw e;
-  }
-  if (tile.matchId !== matchId) return;
-  tile.match = match;
-  const ctx = makeContext(game, { getMatch: () => tile.match });
-  const area = h("div.game-area", { dataset: { game: match.game, match: matchId } });
-  fill(tile.body, area);
-  tile.renderer = game.module.tile(area, ctx);
-  tile.game = game;
-  tile.refresh = coalesce(async () => {
-    const m = await api.get(`/v1/matches/${matchId}`);
-    if (tile.matchId !== matchId) return;
-    tile.match = m;
-    drawTile(tile);
-  });
-  drawTile(tile);
-}
-
-function drawTile(tile) {
-  const m = tile.match;
-  fill(tile.head, `Table ${tile.table.name}`, h("span.tile-players", m.seats.map((s) => s.name).join(", ")),
-    h("span.state", { dataset: { state: m.state } }, matchState(m.state)));
-  if (m.view) tile.lastView = m.view;
-  tile.renderer.update(tile.lastView || null, m);
-  const winner = m.result && m.result.finished ? m.result.winner : null;
-  tile.body.querySelector(".tile-winner")?.remove();
-  if (winner) tile.body.append(h("p.winner-banner.tile-winner", `${playerName(m, winner)} wins`));
-}
-
-function tileOfMatch(matchId) {
-  for (const t of tiles.values()) if (t.matchId === matchId) return t;
-  return null;
-}
 
 // ---- results and up next -------------------------------------------------
 
@@ -116,7 +65,8 @@ function resultItem(m) {
 }
 
 const refreshResults = coalesce(async () => {
-  const finished = await api.getAll("/v1/matches?state=finished");
+  const venue = await venueHere();
+  const finished = (await api.getAll("/v1/matches?state=finished")).filter((m) => !venue || m.venue === venue);
   fill($("#results"), finished.slice(-RESULTS_SHOWN).reverse().map(resultItem));
   if (!finished.length) fill($("#results"), h("li.muted", "No results yet"));
 });
@@ -144,29 +94,18 @@ new LiveStream("/v1/events?topic=table", ["match_created", "match_ended"], {
   open: refreshTables,
   reset: refreshTables,
   event(name, ev) {
-    if (!ev) return;
-    const tile = tiles.get(ev.table);
-    if (name === "match_created") {
-      if (tile) setMatch(tile, ev.match);
-      else refreshTables();
-    } else if (name === "match_ended") {
-      tile?.refresh();
-      if (ev.state === "finished") refreshResults();
-    }
+    if (!ev || (ev.venue && here && ev.venue !== here)) return;     // another venue's table
+    if (tiles.tableEvent(name, ev)) refreshTables();
+    if (name === "match_ended" && ev.state === "finished") refreshResults();
   },
 }).start();
 
 // The match stream listens to every game's event names, which come from
 // GET /v1/games: tried again until arbiterd answers.
 const startMatchStream = () => allEventNames().then((names) => new LiveStream("/v1/events?topic=match", names, {
-  open: () => tiles.forEach((t) => t.refresh()),
-  reset: () => tiles.forEach((t) => t.refresh()),
-  event(name, ev) {
-    const tile = ev && tileOfMatch(ev.match);
-    if (!tile) return;
-    tile.refresh();
-    if (name === "match_finished" && tile.game) announce(makeContext(tile.game, { getMatch: () => tile.match }).describe(ev));
-  },
+  open: () => tiles.refreshAll(),
+  reset: () => tiles.refreshAll(),
+  event: (name, ev) => tiles.matchEvent(name, ev),
 }).start(), () => setTimeout(startMatchStream, 1000));
 startMatchStream();
 
