@@ -47,8 +47,9 @@ static void publish_table(const struct api_deps *p, const struct match *m, const
         if (!m->table_id)
                 return;
         snprintf(topic, sizeof topic, "table/%" PRId64, m->table_id);
-        data = json_pack("{s:s, s:I, s:I, s:s}", "kind", name, "match", (json_int_t) m->id, "table",
-                         (json_int_t) m->table_id, "game", m->game->name);
+        /* the table's venue is this daemon's: it runs only its own tables' matches */
+        data = json_pack("{s:s, s:I, s:I, s:s, s:s?}", "kind", name, "match", (json_int_t) m->id, "table",
+                         (json_int_t) m->table_id, "game", m->game->name, "venue", p->venue);
         if (data && state)
                 json_object_set_new(data, "state", json_string(state));
         api_publish_shared(p->events, p->league, topic, name, data);

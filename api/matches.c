@@ -60,8 +60,9 @@ static void on_created(void *userdata, struct match *m, json_t *stored, const ch
                 if (json_is_integer(table)) {
                         snprintf(topic, sizeof topic, "table/%" JSON_INTEGER_FORMAT, json_integer_value(table));
                         api_publish_shared(req->deps->events, req->deps->league, topic, "match_created",
-                                           json_pack("{s:s, s:I, s:O, s:O}", "kind", "match_created", "match", id,
-                                                     "table", table, "game", json_object_get(stored, "game")));
+                                           json_pack("{s:s, s:I, s:O, s:O, s:O}", "kind", "match_created", "match",
+                                                     id, "table", table, "game", json_object_get(stored, "game"),
+                                                     "venue", json_object_get(stored, "venue")));
                 }
                 api_league_match_assigned(req->deps->league, id, json_string_value(json_object_get(stored, "venue")));
         }
