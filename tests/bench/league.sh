@@ -34,8 +34,11 @@
 # and, printed for docs/scaling.md: statements per second the clients sent
 # (pg_stat_statements), writing transactions per second, WAL bytes, NOTIFYs
 # and statements per result and per input, the CPU per result of the
-# daemons and of the primary, and sessions per daemon on the primary and on
-# the replica.  The load is the same at each venue (the same number of
+# daemons and of the primary, sessions per daemon on the primary and on
+# the replica, and the ceilings that load is set against (pgbench on the
+# same clusters after the play): commits per second with and without a
+# NOTIFY, and reads per second of the tournament's standings on the
+# replica.  The load is the same at each venue (the same number of
 # tables, each match played at its own venue; north also pairs the rounds),
 # so a venue's share is a third.
 #
@@ -56,6 +59,10 @@ START_TIMEOUT_S=30
 STOP_TIMEOUT_S=15
 # The issue's bound: a result at one venue shows at another within a second.
 CROSS_VENUE_MAX_EXTRA_MS=1000
+# The ceilings' pgbench runs: as many clients as a busy primary's sessions
+# that write at once, long enough to settle.
+CEILING_CLIENTS=8
+CEILING_S=5
 VENUES=(north south east)
 
 tmp=""
@@ -92,12 +99,19 @@ wait_ready() {  # wait_ready PORT NAME
         die "$2 did not become ready (log: $tmp/$2.log)"
 }
 
+# Transactions per second of pgbench running FILE on DSN.
+ceiling() {     # ceiling DSN FILE
+        pgbench "$1" -n -c "$CEILING_CLIENTS" -j 2 -T "$CEILING_S" -f "$2" 2>>"$tmp/pgbench.log" |
+                awk '/^tps/ { printf "%.0f", $3 }'
+}
+
 main() {
         local build=${1:-build} v i port ports=() before_p before_r conn_p=() conn_r=() out daemon_pids=()
         [[ $build == /* ]] || build=$ROOT/$build
         need curl curl
         need jq jq
         need psql postgresql-client-15
+        need pgbench postgresql-client-15
         local daemon=$build/tests/arbiterd-test drive=$build/tests/bench/league_drive
         [[ -x $daemon && -x $drive ]] || die "$daemon or $drive missing: run make bench"
 
@@ -206,6 +220,30 @@ main() {
         printf '  %-62s %10s\n' "sessions per daemon on the primary (${VENUES[*]})" "${conn_p[*]}"
         printf '  %-62s %10s\n' "sessions per daemon on the replica" "${conn_r[*]}"
         [[ $(val unseen) == 0 ]] || log "$(val unseen) results never reached a stream (see $tmp/drive.log)"
+
+        # The ceilings the arithmetic of docs/scaling.md compares the load
+        # with, measured on the same clusters after the play: commits per
+        # second with and without a NOTIFY (a notifying commit takes
+        # PostgreSQL's one notify lock: they queue behind each other, all
+        # databases of the cluster together), and reads per second of the
+        # played tournament's standings document on the replica.
+        log "measuring the primary's and the replica's ceilings (pgbench, $CEILING_CLIENTS clients,"             "$CEILING_S s each)"
+        psql "$DSN" -X -q -c "CREATE TABLE bench_ceiling (id bigserial PRIMARY KEY, v int)" >/dev/null
+        printf 'INSERT INTO bench_ceiling (v) VALUES (1);\n' >"$tmp/commit.sql"
+        printf 'BEGIN;\nINSERT INTO bench_ceiling (v) VALUES (1);\nSELECT pg_notify(%s, %s);\nCOMMIT;\n' \
+                "'bench_ceiling'" "'1'" >"$tmp/notify.sql"
+        printf 'SELECT standings FROM stages WHERE standings IS NOT NULL ORDER BY id DESC LIMIT 1;\n' \
+                >"$tmp/standings.sql"
+        local commits notifies reads doc
+        commits=$(ceiling "$DSN" "$tmp/commit.sql")
+        notifies=$(ceiling "$DSN" "$tmp/notify.sql")
+        doc=$(psql "$replica_dsn" -X -A -t -c "SELECT length(standings::text) FROM stages
+                                               WHERE standings IS NOT NULL ORDER BY id DESC LIMIT 1")
+        reads=$(ceiling "$replica_dsn" "$tmp/standings.sql")
+        echo "Ceilings on this machine (pgbench, $CEILING_CLIENTS clients, after the play, the daemons idle):"
+        printf '  %-62s %10s\n' "commits per second on the primary, plain" "$commits"
+        printf '  %-62s %10s\n' "commits per second on the primary, each with a NOTIFY" "$notifies"
+        printf '  %-62s %10s\n' "reads per second on the replica, a standings document ($doc B)" "$reads"
 
         report_row "league.results_per_s" "results recorded per second across three venues (one primary)" \
                 "results/s" "$(val results_per_s)" - "-" none
