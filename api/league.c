@@ -14,7 +14,12 @@
  *
  * The read (one at a time): a NOTIFY or a READY asks for one; one asked for
  * while one is in flight is remembered and made when it returns, and a
- * full page asks for the next at once.
+ * full page asks for the next at once.  Reads that follow NOTIFYs start at
+ * least LEAGUE_READ_GAP_MS apart (a timer makes the one asked for sooner):
+ * every venue's daemon reads after every other venue's append, so without
+ * a gap a league of N venues reads N times per append, and the primary's
+ * reads grow with N squared (docs/scaling.md).  The first read after a
+ * quiet spell goes at once.
  */
 #include "api/league.h"
 
@@ -39,6 +44,11 @@
 #define LEAGUE_VENUE_MAX        33
 /* "venue/" and a venue id, or "tournament/" and an int64_t. */
 #define LEAGUE_TOPIC_MAX        48
+/* The least time between the starts of two reads of the league's events:
+ * at most 10 a second per daemon, whatever the league's append rate, for
+ * at most this much more on an event's way to another venue (within the
+ * second the issue allows; docs/scaling.md has the arithmetic). */
+#define LEAGUE_READ_GAP_MS      100
 
 struct queued {
         char *topic, *event, *data;
@@ -72,7 +82,9 @@ struct api_league {
         /* incoming */
         int64_t cursor;
         bool cursor_known, asking_cursor, reading, read_again;
-        uint64_t received;
+        int64_t read_usec;              /* when the last read was sent */
+        struct event *read_timer;       /* the read asked for within LEAGUE_READ_GAP_MS of it */
+        uint64_t received, reads;
         struct view views[LEAGUE_VIEWS_MAX];
         uint64_t stamp;
 };
@@ -217,6 +229,7 @@ int api_league_view_read(struct api_league *l, json_t *resource, api_league_view
 
 /* ---- incoming ------------------------------------------------------------------------ */
 
+static void read_now(struct api_league *l);
 static void read_next(struct api_league *l);
 
 /* One event of another venue, as this daemon's own. */
@@ -280,13 +293,16 @@ static void on_rows(void *userdata, const struct store_league_row *rows, size_t 
                 l->received++;
                 dispatch(l, &rows[i]);
         }
-        if (n == LEAGUE_PAGE || l->read_again) {
+        if (n == LEAGUE_PAGE) {
+                l->read_again = false;
+                read_now(l);            /* a backlog: the next page at once */
+        } else if (l->read_again) {
                 l->read_again = false;
                 read_next(l);
         }
 }
 
-static void read_next(struct api_league *l) {
+static void read_now(struct api_league *l) {
         int r;
 
         if (!l->cursor_known || !ready(l))
@@ -295,11 +311,38 @@ static void read_next(struct api_league *l) {
                 l->read_again = true;
                 return;
         }
+        evtimer_del(l->read_timer);
         r = store_league_since(store_of(l), l->cursor, LEAGUE_PAGE, on_rows, l);
-        if (r < 0)
+        if (r < 0) {
                 log_warning("the league's events cannot be read now: %s", strerror(-r));
-        else
-                l->reading = true;
+                return;
+        }
+        l->reading = true;
+        l->reads++;
+        l->read_usec = now_usec();
+}
+
+/* A read, now or LEAGUE_READ_GAP_MS after the last one started. */
+static void read_next(struct api_league *l) {
+        int64_t due = l->read_usec + (int64_t) LEAGUE_READ_GAP_MS * USEC_PER_MSEC, now = now_usec();
+
+        if (l->reading) {
+                l->read_again = true;
+                return;
+        }
+        if (l->read_usec == 0 || now >= due) {
+                read_now(l);
+                return;
+        }
+        if (!evtimer_pending(l->read_timer, NULL)) {
+                struct timeval tv = usec_to_timeval(due - now);
+                evtimer_add(l->read_timer, &tv);
+        }
+}
+
+static void on_read_timer(evutil_socket_t fd, short what, void *userdata) {
+        (void) fd, (void) what;
+        read_now(userdata);
 }
 
 static void on_cursor(void *userdata, int64_t last, const struct store_error *failure, const char *error) {
@@ -313,7 +356,7 @@ static void on_cursor(void *userdata, int64_t last, const struct store_error *fa
         l->cursor = last;
         l->cursor_known = true;
         log_info("league events: following from id %" PRId64, last);
-        read_next(l);
+        read_now(l);
 }
 
 static void on_notify(void *userdata, const char *channel, const char *payload) {
@@ -331,7 +374,7 @@ void api_league_store_ready(struct api_league *l) {
         if (!l)
                 return;
         if (l->cursor_known) {
-                read_next(l);
+                read_now(l);            /* a catch-up: at once */
                 return;
         }
         if (l->asking_cursor)
@@ -612,10 +655,11 @@ static void on_prune_timer(evutil_socket_t fd, short what, void *userdata) {
 json_t *api_league_status(const struct api_league *l) {
         if (!l)
                 return json_null();
-        return json_pack("{s:o, s:I, s:I, s:I, s:I}", "cursor",
+        return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I}", "cursor",
                          l->cursor_known ? json_integer((json_int_t) l->cursor) : json_null(), "received",
-                         (json_int_t) l->received, "appended", (json_int_t) l->appended, "queued",
-                         (json_int_t) l->n_queued, "dropped", (json_int_t) l->dropped);
+                         (json_int_t) l->received, "reads", (json_int_t) l->reads, "appended",
+                         (json_int_t) l->appended, "queued", (json_int_t) l->n_queued, "dropped",
+                         (json_int_t) l->dropped);
 }
 
 const char *api_league_venue(const struct api_league *l) {
@@ -638,7 +682,8 @@ int api_league_new(struct loop *loop, const struct api_deps *deps, const char *v
         snprintf(l->venue, sizeof l->venue, "%s", venue);
         l->queue = calloc(LEAGUE_QUEUE_MAX, sizeof *l->queue);
         l->prune_timer = event_new(loop_base(loop), -1, EV_PERSIST, on_prune_timer, l);
-        if (!l->queue || !l->prune_timer || event_add(l->prune_timer, &tv) < 0) {
+        l->read_timer = evtimer_new(loop_base(loop), on_read_timer, l);
+        if (!l->queue || !l->prune_timer || !l->read_timer || event_add(l->prune_timer, &tv) < 0) {
                 r = -ENOMEM;
                 goto fail;
         }
@@ -663,6 +708,8 @@ void api_league_free(struct api_league *l) {
                 loop_remove_before_sleep(l->loop, l->hook_id);
         if (l->prune_timer)
                 event_free(l->prune_timer);
+        if (l->read_timer)
+                event_free(l->read_timer);
         while (l->queue && l->n_queued)
                 pop(l);
         free(l->queue);

@@ -116,7 +116,8 @@ int api_league_view_read(struct api_league *l, json_t *resource, api_league_view
 
 /* The "league" member of GET /v1/status: {cursor (the newest id read;
  * null until the first READY has read where to start), received (events
- * of other venues), appended (events and views of ours committed), queued
+ * of other venues), reads (of the league's events: at most one every
+ * LEAGUE_READ_GAP_MS after a NOTIFY), appended (events and views of ours committed), queued
  * (waiting, or in flight), dropped (from a full queue, or refused)}. */
 json_t *api_league_status(const struct api_league *l);
 
