@@ -762,8 +762,34 @@ static void tables_pads_games_and_the_server(void **state) {
         json_decref(list);
         CTL(&r, NULL, "tables", "list");
         expect(&r, OK);
-        assert_table(r.out, "ID  NAME", name);
+        assert_table(r.out, "ID  NAME  VENUE", name);
         run_done(&r);
+        CTL(&r, NULL, "tables", "list", "--venue", "main");
+        expect(&r, OK);
+        assert_table(r.out, "ID  NAME  VENUE", name);
+        run_done(&r);
+        CTL(&r, NULL, "tables", "list", "--venue", "nowhere");         /* no such venue: no tables */
+        expect(&r, OK);
+        assert_null(strstr(r.out, name));
+        run_done(&r);
+
+        /* the league's venues: this daemon's, and one added ahead of its daemon */
+        CTL(&r, NULL, "venues", "list");
+        expect(&r, OK);
+        assert_table(r.out, "ID  NAME  DAEMON  TABLES  THIS", "online");
+        run_done(&r);
+        const char *vid = unique_name("v");
+        CTL(&r, admin, "venues", "add", vid, "--name", "Annex");
+        expect(&r, OK);
+        assert_non_null(strstr(r.out, "Annex"));
+        run_done(&r);
+        EXPECT(CONFLICT, admin, "venues", "add", vid);                           /* there already */
+        EXPECT(AUTH, NULL, "venues", "add", unique_name("v"));
+        CTL(&r, admin, "tables", "add", unique_name("table"), "--seats", "2", "--venue", vid);
+        expect(&r, OK);
+        assert_non_null(strstr(r.out, vid));
+        run_done(&r);
+        EXPECT(ERROR, admin, "tables", "add", unique_name("table"), "--seats", "2", "--venue", "no-such-venue");
         CTL(&r, NULL, "tables", "show", num(id));
         expect(&r, OK);
         assert_non_null(strstr(r.out, "00000000c7100009 (keypad)"));

@@ -1,4 +1,4 @@
-/* tools/arbiterctl/cmd_venue.c — the room and the daemon: `tables` (which
+/* tools/arbiterctl/cmd_venue.c — the room and the daemon: the league's `venues`, `tables` (which
  * pad sits at which seat), `pads`, the `games` arbiterd runs, and the
  * `server`'s health, counters and routes. */
 #include <errno.h>
@@ -42,6 +42,7 @@ static void seat_count_cell(const json_t *t, char *buf, size_t size) {
 static const struct column table_cols[] = {
         { "ID", "id", NULL, true },
         { "NAME", "name", NULL, false },
+        { "VENUE", "venue", NULL, false },
         { "SEATS", NULL, seat_count_cell, true },
         { "PADS", NULL, table_pads_cell, false },
 };
@@ -174,13 +175,14 @@ static void show_table(const json_t *t) {
 }
 
 static int tables_list(struct ctl *c, const struct args *a) {
+        char path[HTTP_PATH_MAX] = "/v1/tables";
         long long limit, after;
         json_t *items;
         int st;
 
-        if (cmd_page(a, &limit, &after) < 0)
+        if (cmd_page(a, &limit, &after) < 0 || http_query(path, "venue", args_get(a, "venue")) < 0)
                 return CTL_EXIT_USAGE;
-        st = http_get_all(c, "/v1/tables", limit, after, &items);
+        st = http_get_all(c, path, limit, after, &items);
         return st ? st : cmd_print_list(c, items, table_cols, N_COLS(table_cols));
 }
 
@@ -235,6 +237,8 @@ static int tables_add(struct ctl *c, const struct args *a) {
         if (args_body(a, &body) < 0)
                 return CTL_EXIT_USAGE;
         json_object_set_new(body, "name", json_string(a->pos[0]));
+        if (args_get(a, "venue"))
+                json_object_set_new(body, "venue", json_string(args_get(a, "venue")));
         if (args_get(a, "seats")) {
                 if (args_parse_int(args_get(a, "seats"), "--seats", 1, TABLE_SEATS_MAX, &n) < 0)
                         goto usage;
@@ -265,6 +269,42 @@ static int tables_add(struct ctl *c, const struct args *a) {
 usage:
         json_decref(body);
         return CTL_EXIT_USAGE;
+}
+
+/* --- venues --- */
+
+static const struct column venue_cols[] = {
+        { "ID", "id", NULL, false },
+        { "NAME", "name", NULL, false },
+        { "DAEMON", "daemon", NULL, false },
+        { "TABLES", "tables", NULL, true },
+        { "THIS", "this", NULL, false },
+};
+
+static void show_venue(const json_t *v) {
+        out_fields(v, NULL);
+}
+
+static int venues_list(struct ctl *c, const struct args *a) {
+        json_t *items;
+        int st;
+
+        (void) a;
+        st = cmd_get_items(c, "/v1/venues", "items", &items);
+        return st ? st : cmd_print_list(c, items, venue_cols, N_COLS(venue_cols));
+}
+
+static int venues_add(struct ctl *c, const struct args *a) {
+        json_t *body, *v;
+        int st;
+
+        if (args_body(a, &body) < 0)
+                return CTL_EXIT_USAGE;
+        json_object_set_new(body, "id", json_string(a->pos[0]));
+        json_object_set_new(body, "name", json_string(args_get(a, "name") ? args_get(a, "name") : a->pos[0]));
+        st = http_send_json(c, "POST", "/v1/venues", body, &v);
+        json_decref(body);
+        return st ? st : cmd_print(c, v, show_venue);
 }
 
 /* --- pads --- */
@@ -424,9 +464,14 @@ static int server_routes(struct ctl *c, const struct args *a) {
         return st ? st : cmd_print_list(c, items, route_cols, N_COLS(route_cols));
 }
 
-static const struct opt list_opts[] = { OPT_LIMIT, OPT_AFTER, { NULL } };
+static const struct opt table_list_opts[] = {
+        OPT_LIMIT, OPT_AFTER,
+        { "venue", 0, OPT_VALUE, "VENUE", "only this venue's tables (every venue's by default)", NULL },
+        { NULL },
+};
 static const struct opt table_add_opts[] = {
         { "seats", 0, OPT_VALUE, "N", "the number of seats, 1..8", NULL },
+        { "venue", 0, OPT_VALUE, "VENUE", "the venue it stands at (default: the daemon's own)", NULL },
         { "pad", 0, OPT_LIST, "SEAT=PAD[:ROLE]", "a pad (16 hex digits) at a seat; ROLE buttons (default) or slap", NULL },
         { "keypad", 0, OPT_LIST, "PAD", "the table's referee keypad", NULL },
         OPT_DATA,
@@ -434,15 +479,32 @@ static const struct opt table_add_opts[] = {
 };
 
 static const struct verb table_verbs[] = {
-        { "list", "[--limit N [--after ID]]", 0, 0, NULL, "the venue's tables and their pads",
-          "GET /v1/tables (display)", NULL, list_opts, tables_list },
+        { "list", "[--venue VENUE] [--limit N [--after ID]]", 0, 0, NULL,
+          "the tables of every venue (or one) and their pads", "GET /v1/tables (display)", NULL, table_list_opts,
+          tables_list },
         { "show", "TABLE", 1, 1, NULL, "one table, seat by seat", "GET /v1/tables/{id} (display)", NULL, NULL,
           tables_show },
-        { "add", "NAME --seats N [--pad SEAT=PAD[:ROLE]]... [--keypad PAD]", 1, 1, NULL, "add a table",
+        { "add", "NAME --seats N [--venue VENUE] [--pad SEAT=PAD[:ROLE]]... [--keypad PAD]", 1, 1, NULL,
+          "add a table",
           "POST /v1/tables (admin)",
           "Button maps (a seat's \"buttons\") go in --data, e.g.\n"
           "--data '{\"seats\": [{\"seat\": 1, \"pad\": \"0000000000001001\", \"buttons\": {\"0\": \"row 1\"}}]}'.\n",
           table_add_opts, tables_add },
+        { NULL },
+};
+
+static const struct opt venue_add_opts[] = {
+        { "name", 0, OPT_VALUE, "NAME", "what the league's pages call it (default: its id)", NULL },
+        OPT_DATA,
+        { NULL },
+};
+
+static const struct verb venue_verbs[] = {
+        { "list", "", 0, 0, NULL, "the league's venues: whose arbiterd runs, how many tables",
+          "GET /v1/venues (display)", NULL, NULL, venues_list },
+        { "add", "ID [--name NAME]", 1, 1, NULL, "add a venue, to set up its tables before its arbiterd first starts",
+          "POST /v1/venues (admin)",
+          "A venue's arbiterd adds its venue itself when it starts ([venue] id).\n", venue_add_opts, venues_add },
         { NULL },
 };
 
@@ -477,7 +539,8 @@ static const struct verb server_verbs[] = {
         { NULL },
 };
 
-const struct noun noun_tables = { "tables", "The venue's tables: which pad sits at which seat", table_verbs };
+const struct noun noun_venues = { "venues", "The league's venues, each run by its own arbiterd", venue_verbs };
+const struct noun noun_tables = { "tables", "Every venue's tables: which pad sits at which seat", table_verbs };
 const struct noun noun_pads = { "pads", "The pads on the serial lines", pad_verbs };
 const struct noun noun_games = { "games", "The games arbiterd runs", game_verbs };
 const struct noun noun_server = { "server", "arbiterd itself: health, counters, routes", server_verbs };

@@ -23,7 +23,8 @@ extern const struct noun noun_matches;          /* cmd_matches.c */
 extern const struct noun noun_results;          /* cmd_results.c */
 extern const struct noun noun_corrections;
 extern const struct noun noun_leaderboards;
-extern const struct noun noun_tables;           /* cmd_venue.c */
+extern const struct noun noun_venues;           /* cmd_venue.c */
+extern const struct noun noun_tables;
 extern const struct noun noun_pads;
 extern const struct noun noun_games;
 extern const struct noun noun_server;

@@ -33,6 +33,7 @@ const struct noun *const registry_nouns[] = {
         &noun_corrections,
         &noun_standings,
         &noun_leaderboards,
+        &noun_venues,
         &noun_tables,
         &noun_pads,
         &noun_games,
