@@ -39,6 +39,7 @@
 #include "match/match.h"
 #include "store/league.h"
 #include "store/store.h"
+#include "store/venues.h"
 
 /* migrations/0010_venues.sql: a venue id is at most 32 bytes. */
 #define LEAGUE_VENUE_MAX        33
@@ -73,6 +74,9 @@ struct api_league {
         struct queued *queue;
         size_t head, n_queued, in_flight;
         bool appending;
+        /* Another venue's daemon runs (its lock is held, or we read one of
+         * its events): only then do our live matches' views go out. */
+        bool peers, asking_peers;
         int64_t *dirty;                 /* our live matches with a view not yet sent */
         size_t n_dirty, cap_dirty;
         int64_t *views_sent;            /* the matches whose views are in flight */
@@ -231,6 +235,8 @@ int api_league_view_read(struct api_league *l, json_t *resource, api_league_view
 
 static void read_now(struct api_league *l);
 static void read_next(struct api_league *l);
+static void peers_found(struct api_league *l);
+static void peers_check(struct api_league *l);
 
 /* One event of another venue, as this daemon's own. */
 static void dispatch(struct api_league *l, const struct store_league_row *row) {
@@ -244,7 +250,11 @@ static void dispatch(struct api_league *l, const struct store_league_row *row) {
                 return;
         }
         match = json_integer_value(json_object_get(data, "match"));
-        if (strcmp(row->event, "match_view") == 0)
+        if (strcmp(row->event, "venue_ready") == 0) {
+                /* a daemon (re)connected: it has none of our views */
+                l->peers = false;
+                peers_found(l);
+        } else if (strcmp(row->event, "match_view") == 0)
                 view_put(l, data);
         else if (strcmp(row->event, "match_ended") == 0)
                 view_drop(l, match);
@@ -290,6 +300,7 @@ static void on_rows(void *userdata, const struct store_league_row *rows, size_t 
                 l->cursor = rows[i].id;
                 if (strcmp(rows[i].venue, l->venue) == 0)
                         continue;       /* published here first-hand */
+                peers_found(l);
                 l->received++;
                 dispatch(l, &rows[i]);
         }
@@ -368,11 +379,24 @@ static void on_notify(void *userdata, const char *channel, const char *payload) 
         read_next(l);
 }
 
+void api_league_venue_ready(struct api_league *l) {
+        char topic[LEAGUE_TOPIC_MAX];
+
+        if (!l)
+                return;
+        /* the other venues' daemons hear that this one is (back) there and
+         * send it their live matches' views again */
+        snprintf(topic, sizeof topic, "venue/%s", l->venue);
+        api_publish_shared(l->deps->events, l, topic, "venue_ready",
+                           json_pack("{s:s, s:s}", "kind", "venue_ready", "venue", l->venue));
+}
+
 void api_league_store_ready(struct api_league *l) {
         int r;
 
         if (!l)
                 return;
+        peers_check(l);
         if (l->cursor_known) {
                 read_now(l);            /* a catch-up: at once */
                 return;
@@ -484,6 +508,64 @@ static void dirty_remove(struct api_league *l, int64_t id) {
                         l->dirty[i] = l->dirty[--l->n_dirty];
                         return;
                 }
+}
+
+/* ---- whether anyone else listens ------------------------------------------------------- */
+
+/* Another venue's daemon is there: from now on our live matches' views go
+ * out, each of them at once (the newcomer has none of them yet). */
+static void peers_found(struct api_league *l) {
+        size_t n, cap = 0;
+        int64_t *ids = NULL;
+
+        if (l->peers)
+                return;
+        l->peers = true;
+        log_info("league events: another venue's arbiterd runs; this venue's live matches' views go to it");
+        if (!l->deps->matches)
+                return;
+        while ((n = matches_ids(l->deps->matches, ids, cap)) > cap) {
+                int64_t *more = realloc(ids, n * sizeof *ids);
+                if (!more) {
+                        free(ids);
+                        return;         /* their next inputs send them */
+                }
+                ids = more;
+                cap = n;
+        }
+        for (size_t i = 0; i < n; i++)
+                dirty_add(l, ids[i]);
+        free(ids);
+}
+
+static void on_venues(void *userdata, const struct store_venue_row *rows, size_t n,
+                      const struct store_error *failure, const char *error) {
+        struct api_league *l = userdata;
+        bool any = false;
+
+        l->asking_peers = false;
+        if (failure) {
+                log_debug("the league's venues could not be read: %s", error);
+                return;
+        }
+        for (size_t i = 0; i < n; i++)
+                any |= rows[i].online && strcmp(rows[i].id, l->venue) != 0;
+        if (any) {
+                peers_found(l);
+        } else if (l->peers) {
+                l->peers = false;
+                l->n_dirty = 0;
+                log_info("league events: no other venue's arbiterd runs; live matches' views are kept here");
+        }
+}
+
+/* Asks the database whether another venue's daemon runs (store/venues.h:
+ * its lock is held). */
+static void peers_check(struct api_league *l) {
+        if (l->asking_peers || !ready(l))
+                return;
+        if (store_venues_list(store_of(l), NULL, on_venues, l) == 0)
+                l->asking_peers = true;
 }
 
 /* The match_view of m: its public view as api_match_resource shows it. */
@@ -609,8 +691,11 @@ static void flush(void *userdata) {
 /* ---- the live matches of this venue ------------------------------------------------- */
 
 static void on_added(void *userdata, struct match *m, bool created) {
+        struct api_league *l = userdata;
+
         (void) created;
-        dirty_add(userdata, m->id);
+        if (l->peers)
+                dirty_add(l, m->id);
 }
 
 static void on_gone(void *userdata, struct match *m) {
@@ -618,8 +703,11 @@ static void on_gone(void *userdata, struct match *m) {
 }
 
 static void on_published(void *userdata, struct match *m, const struct eng_input *in, const struct eng_out *out) {
+        struct api_league *l = userdata;
+
         (void) in, (void) out;
-        dirty_add(userdata, m->id);
+        if (l->peers)
+                dirty_add(l, m->id);
 }
 
 int api_league_observe(struct api_league *l, struct matches *reg) {
@@ -650,13 +738,15 @@ static void on_prune_timer(evutil_socket_t fd, short what, void *userdata) {
         (void) fd, (void) what;
         if (ready(l) && store_league_prune(store_of(l), STORE_LEAGUE_KEEP_S, on_pruned, l) < 0)
                 log_debug("pruning the league's events could not be queued");
+        peers_check(l);         /* a venue whose daemon stopped for good */
 }
 
 json_t *api_league_status(const struct api_league *l) {
         if (!l)
                 return json_null();
-        return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I}", "cursor",
-                         l->cursor_known ? json_integer((json_int_t) l->cursor) : json_null(), "received",
+        return json_pack("{s:o, s:b, s:I, s:I, s:I, s:I, s:I}", "cursor",
+                         l->cursor_known ? json_integer((json_int_t) l->cursor) : json_null(), "peers", l->peers,
+                         "received",
                          (json_int_t) l->received, "reads", (json_int_t) l->reads, "appended",
                          (json_int_t) l->appended, "queued", (json_int_t) l->n_queued, "dropped",
                          (json_int_t) l->dropped);

@@ -11,11 +11,19 @@
  *     database is not READY.  Before the loop sleeps, when no append of
  *     ours is in flight, what is queued goes out in one statement
  *     (store_league_append, on the REST connection, never the input lane),
- *     so events queued while one is in flight share the next.  A live
- *     match of ours that published since the last append is "dirty"; each
- *     append carries one "match_view" event per dirty match (its public
- *     view as GET /v1/matches/{id} shows it), so a match's views go out at
- *     most once a round trip however fast it plays.
+ *     so events queued while one is in flight share the next.  While
+ *     another venue's daemon runs ("peers": one holds its venue's lock, as
+ *     store/venues.h reads pg_locks at every READY and about once a
+ *     minute, or one of its events was read), a live match of ours that
+ *     published since the last append is "dirty"; each append carries one
+ *     "match_view" event per dirty match (its public view as
+ *     GET /v1/matches/{id} shows it), so a match's views go out at most
+ *     once a round trip however fast it plays.  A club with one venue
+ *     sends none: a view is a write per input that nobody would read.
+ *     Each time its input lane takes the venue's lock the daemon appends
+ *     "venue_ready"; a daemon that reads
+ *     another's marks all its live matches dirty, so that one that has
+ *     just (re)connected has every view at once.
  *   - Incoming.  It LISTENs on STORE_LEAGUE_CHANNEL; on a NOTIFY and on
  *     every READY (NOTIFY does not replay what came while the connection
  *     was down) it reads the events after its cursor, a page of
@@ -45,6 +53,7 @@
  * Event shapes (docs/operations.md, "Several venues"; docs/openapi.yaml):
  *   match_view      topic "match/<id>": {match, venue, table, seq, state, view}
  *   match_assigned  topic "venue/<venue>": {match, venue}
+ *   venue_ready     topic "venue/<venue>": {venue}
  * and the tournament, table and ratings events as their own modules
  * publish them.
  *
@@ -85,9 +94,14 @@ void api_league_free(struct api_league *l);     /* accepts NULL */
 
 const char *api_league_venue(const struct api_league *l);
 
-/* The REST connection (deps->store) became READY: catches up, and sends
- * what waited. */
+/* The REST connection (deps->store) became READY: catches up, asks
+ * whether another venue's daemon runs, and sends what waited. */
 void api_league_store_ready(struct api_league *l);
+
+/* The input lane became READY, holding this venue's lock (so the venue's
+ * row is there, which league_events refers to): appends "venue_ready".
+ * Accepts NULL. */
+void api_league_venue_ready(struct api_league *l);
 
 /* Marks this venue's live matches dirty when they publish (see above). */
 int api_league_observe(struct api_league *l, struct matches *reg);
@@ -115,7 +129,8 @@ typedef void (*api_league_view_fn)(void *userdata, json_t *resource);
 int api_league_view_read(struct api_league *l, json_t *resource, api_league_view_fn done, void *userdata);
 
 /* The "league" member of GET /v1/status: {cursor (the newest id read;
- * null until the first READY has read where to start), received (events
+ * null until the first READY has read where to start), peers (another
+ * venue's daemon runs: live matches' views go out), received (events
  * of other venues), reads (of the league's events: at most one every
  * LEAGUE_READ_GAP_MS after a NOTIFY), appended (events and views of ours committed), queued
  * (waiting, or in flight), dropped (from a full queue, or refused)}. */

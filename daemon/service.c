@@ -241,8 +241,10 @@ static void on_lane_state(void *userdata, enum store_state state, const char *de
                 log_full_errno(changed ? LOG_INFO : LOG_DEBUG, 0, "database ready for match inputs");
                 s->lane_outage_logged = false;
                 s->lane_settled = true;
-                if (changed)
+                if (changed) {
                         matches_store_ready(s->matches);
+                        api_league_venue_ready(s->league);
+                }
                 break;
         case STORE_DISCONNECTED:
                 log_full_errno(s->lane_outage_logged ? LOG_DEBUG : LOG_WARNING, 0,

@@ -2,6 +2,9 @@
  * database, north (on the suite's bus) and south (no bus), each with its
  * own port and spool, south's link to the database through a relay the
  * test cuts and restores (tests/fault/pgrelay.c):
+ *   - north alone writes no match_view for its live match (a club of one
+ *     venue); once south runs, north hears it and sends the view at once,
+ *     and south shows it;
  *   - a tournament run at north — its changes, a result entered there, the
  *     standings — reaches south's stream of the tournament, with south's
  *     own event ids, one boot's, counting up;
@@ -157,9 +160,7 @@ static int setup(void **state) {
         pgrelay_start(&relay, dir, server);
         south_dsn = pgrelay_dsn(&relay, dsn);
         start_north();
-        start_south();
         north_table = new_table("north");
-        south_table = new_table("south");
         return 0;
 }
 
@@ -263,6 +264,68 @@ static char *first_wins(json_t *m) {
                              (long long) jint(json_array_get(parts, 0), "player"),
                              (long long) jint(json_array_get(parts, 1), "player")) > 0);
         return body;
+}
+
+/* One value of the database, as psql prints it. */
+static long long sql_number(const char *q) {
+        char *out = run_capture(NULL, "psql '%s' -tAX -c \"%s\"", dsn, q);
+        long long n = atoll(out);
+
+        free(out);
+        return n;
+}
+
+/* North alone: a live match's views go nowhere (a club of one venue writes
+ * none); south starts: north hears it, and sends its live match's view at
+ * once, which south then shows. */
+static void views_go_out_only_while_another_venue_runs(void **state) {
+        char path[160], body[256];
+        json_t *j;
+        json_int_t mid;
+        (void) state;
+
+        j = league_status(&north);
+        assert_false(json_is_true(json_object_get(j, "peers")));
+        json_decref(j);
+        snprintf(body, sizeof body, "{\"game\": \"crash-pilot\", \"players\": [\"Ana\", \"Ben\"], \"table\": %lld}",
+                 (long long) north_table);
+        j = post(&north, "/v1/matches", referee, body, 201);
+        mid = jint(j, "id");
+        json_decref(j);
+        snprintf(path, sizeof path, "/v1/matches/%lld/start", (long long) mid);
+        json_decref(post(&north, path, referee, "{}", 200));
+        /* a table made after the start: once its table_created is in the
+         * database, so is anything appended before it (one connection,
+         * statements in order) */
+        json_decref(post(&north, "/v1/tables", admin, "{\"name\": \"marker\", \"seats\": [{\"seat\": 1}]}", 201));
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS;
+             sql_number("SELECT count(*) FROM league_events WHERE event = 'table_created' AND data->>'name' = 'marker'")
+             == 0;) {
+                if (mono_ms() > deadline)
+                        fail_msg("north's table_created never reached league_events");
+                usleep(20000);
+        }
+        assert_int_equal(sql_number("SELECT count(*) FROM league_events WHERE event = 'match_view'"), 0);
+
+        start_south();
+        south_table = new_table("south");
+        for (int64_t deadline = mono_ms() + HARNESS_WAIT_MS;;) {
+                j = league_status(&north);
+                bool peers = json_is_true(json_object_get(j, "peers"));
+                json_decref(j);
+                snprintf(path, sizeof path, "/v1/matches/%lld", (long long) mid);
+                j = get(&south, path);
+                bool shown = json_is_object(json_object_get(j, "view"));
+                json_decref(j);
+                if (peers && shown)
+                        break;
+                if (mono_ms() > deadline)
+                        fail_msg("north never saw south (peers %d), or south never showed north's match %lld "
+                                 "(view %d)", peers, (long long) mid, shown);
+                usleep(20000);
+        }
+        snprintf(path, sizeof path, "/v1/matches/%lld/abort", (long long) mid);
+        json_decref(post(&north, path, referee, "{}", 200));
 }
 
 /* The tournament's changes at north reach south's stream of it: its start,
@@ -591,6 +654,7 @@ static void one_rating_worker_is_active_and_a_standby_takes_over(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(views_go_out_only_while_another_venue_runs),
                 cmocka_unit_test(a_result_entered_at_north_reaches_the_stream_at_south),
                 cmocka_unit_test(a_match_called_at_north_to_a_south_table_is_run_by_south),
                 cmocka_unit_test(south_catches_up_after_its_link_is_restored),
